@@ -1,0 +1,1 @@
+"""palace: a command-line personal knowledge miner (drawers, temporal graph, hybrid search)."""
