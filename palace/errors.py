@@ -1,0 +1,44 @@
+"""Domain errors of palace.
+
+Every error a user can cause or meet derives from :class:`PalaceError` and carries a
+``hint``: the next step to take. The CLI turns them into ``Error: … / hint: …`` on stderr
+and exit code 1 in one place (``palace.cli.main``); nothing else prints tracebacks.
+
+    PalaceError
+    ├── PalaceNotFound      no palace at the path (run `palace mine DIR` first)
+    ├── ModelError          the embedding model or the spaCy pipeline is missing or broken
+    ├── ModelMismatch       the palace was built with another embedding model
+    ├── SchemaError         palace.db is newer than this palace version, or damaged
+    └── UsageError          a bad option value (a date that does not parse, a missing path)
+"""
+
+from __future__ import annotations
+
+
+class PalaceError(Exception):
+    """Base class of palace's errors: a message plus a ``hint`` (the next step)."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class PalaceNotFound(PalaceError):
+    """No palace exists at the resolved location."""
+
+
+class ModelError(PalaceError):
+    """An offline model (ONNX embedder or spaCy pipeline) is missing or cannot be loaded."""
+
+
+class ModelMismatch(PalaceError):
+    """The palace's vectors were built with another embedding model or dimension."""
+
+
+class SchemaError(PalaceError):
+    """palace.db has a schema this version cannot use."""
+
+
+class UsageError(PalaceError):
+    """An option or argument has a value palace cannot use."""

@@ -1,0 +1,221 @@
+"""Reading a note: bytes → text (any common encoding) → front matter → document date.
+
+Decoding order: a byte-order mark decides (UTF-8/16/32); else strict UTF-8; else the
+encoding ``charset-normalizer`` detects (legacy code pages such as cp1252, latin-1).
+Content with NUL bytes or that no encoding explains is binary, whatever its extension.
+Line endings are normalised to ``\\n`` (CRLF and CR files keep their front matter).
+Front matter is YAML between ``---`` fences, parsed by ``python-frontmatter``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import datetime as dt
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from palace.config import MAX_FILE_BYTES
+from palace.nlp.dates import date_from_filename, date_from_front_matter, first_dated_heading
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+#: Legacy code pages preferred when the detector finds them as clean as its own pick.
+WESTERN = ("cp1252", "latin_1", "iso8859_15")
+
+
+class Unreadable(Exception):
+    """A file that cannot become a note; ``status`` is ``skipped`` or ``failed``."""
+
+    def __init__(self, reason: str, status: str = "failed") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Note:
+    """One decoded note.
+
+    ``text`` is the whole file with ``\\n`` line endings; ``body_start`` is the char offset
+    where the body begins (after front matter). ``doc_date`` comes from, in order: front
+    matter ``date`` > a date in the file name > the first dated heading > the file's mtime;
+    ``doc_date_source`` names which.
+    """
+
+    text: str
+    body_start: int
+    encoding: str
+    content_hash: str
+    size: int
+    mtime: float
+    title: str
+    doc_date: dt.date
+    doc_date_source: str
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def body(self) -> str:
+        return self.text[self.body_start:]
+
+
+def content_hash(data: bytes) -> str:
+    """SHA-256 hex digest of raw file bytes (change detection independent of mtime)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_bytes(path: Path) -> tuple[bytes, float]:
+    """Read a file's bytes and mtime; raise :class:`Unreadable` if it is too large or gone."""
+    try:
+        st = path.stat()
+        if st.st_size > MAX_FILE_BYTES:
+            raise Unreadable(f"too large ({st.st_size:,} bytes > {MAX_FILE_BYTES:,})", "skipped")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise Unreadable("vanished before it could be read") from None
+    except PermissionError:
+        raise Unreadable("permission denied") from None
+    except IsADirectoryError:
+        raise Unreadable("is a directory", "skipped") from None
+    except OSError as exc:
+        raise Unreadable(f"unreadable: {exc.strerror or exc}") from None
+    return data, st.st_mtime
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """Decode bytes to text; return ``(text, encoding)`` with ``\\n`` line endings.
+
+    Raises :class:`Unreadable` (status ``skipped``) for binary content.
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError:
+                raise Unreadable(f"undecodable: bad {encoding} after its byte-order mark") from None
+            return _normalise_newlines(text.lstrip("\ufeff")), encoding.replace("-sig", "") + " (BOM)"
+    if b"\x00" in data[:8192]:
+        raise Unreadable("binary content", "skipped")
+    try:
+        return _normalise_newlines(data.decode("utf-8")), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    results = list(from_bytes(data))
+    if not results:
+        raise Unreadable("binary content (no text encoding explains it)", "skipped")
+    best = results[0]
+    # charset-normalizer often cannot tell the Latin code pages apart on short notes (it
+    # picks cp1257 for French cp1252 text, chaos 0.0 vs 0.05); when cp1252 or latin-1 is
+    # about as clean as its pick, the Western page is by far the likelier one for notes.
+    for candidate in results:
+        if candidate.encoding in WESTERN and candidate.chaos <= best.chaos + 0.1:
+            best = candidate
+            break
+    text = str(best)
+    if _control_ratio(text) > 0.05:
+        raise Unreadable("binary content", "skipped")
+    return _normalise_newlines(text), best.encoding
+
+
+def _control_ratio(text: str) -> float:
+    sample = text[:4096]
+    if not sample:
+        return 0.0
+    bad = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\t\n\r\f")
+    return bad / len(sample)
+
+
+def _normalise_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], int]:
+    """Return ``(metadata, body_start)``; ``({}, 0)`` when there is no front matter.
+
+    Front matter that is not valid YAML, or not a mapping, is treated as body text.
+    """
+    from frontmatter.default_handlers import YAMLHandler
+
+    if not text.startswith("---"):
+        return {}, 0
+    handler = YAMLHandler()
+    if not handler.detect(text):
+        return {}, 0
+    try:
+        fm, content = handler.split(text)
+        metadata = handler.load(fm) or {}
+    except Exception:  # malformed YAML: the note is still a note
+        return {}, 0
+    if not isinstance(metadata, dict):
+        return {}, 0
+    body_start = len(text) - len(content)
+    if text.startswith("\n", body_start):  # the line break that ends the closing fence
+        body_start += 1
+    return metadata, body_start
+
+
+def _as_strings(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        parts = [p.strip() for p in value.split(",")]
+    elif isinstance(value, (list, tuple, set)):
+        parts = [str(v).strip() for v in value if v is not None]
+    else:
+        parts = [str(value).strip()]
+    return tuple(p for p in parts if p)
+
+
+def read_note(path: Path) -> Note:
+    """Read, decode and parse one note file.
+
+    Raises :class:`Unreadable` with the reason (``skipped`` for binary or too large,
+    ``failed`` for unreadable, vanished or undecodable).
+    """
+    data, mtime = read_bytes(path)
+    text, encoding = decode(data)
+    metadata, body_start = split_front_matter(text)
+    title = str(metadata.get("title") or "").strip() or _title_from(text[body_start:], path)
+    doc_date, source = None, ""
+    if "date" in metadata:
+        doc_date, source = date_from_front_matter(metadata.get("date")), "front matter"
+    if doc_date is None:
+        doc_date, source = date_from_filename(path.name), "file name"
+    if doc_date is None:
+        doc_date, source = first_dated_heading(text[body_start:]), "heading"
+    if doc_date is None:
+        doc_date, source = dt.datetime.fromtimestamp(mtime).date(), "mtime"
+    return Note(
+        text=text,
+        body_start=body_start,
+        encoding=encoding,
+        content_hash=content_hash(data),
+        size=len(data),
+        mtime=mtime,
+        title=title,
+        doc_date=doc_date,
+        doc_date_source=source,
+        tags=_as_strings(metadata.get("tags")),
+        aliases=_as_strings(metadata.get("aliases")),
+        metadata=metadata,
+    )
+
+
+def _title_from(body: str, path: Path) -> str:
+    for line in body.splitlines()[:20]:
+        stripped = line.strip()
+        if stripped.startswith("# "):
+            return stripped[2:].strip()
+    return path.stem

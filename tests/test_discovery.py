@@ -1,0 +1,78 @@
+"""Discovery: ignore files, hidden folders, editor files, links that leave the root."""
+
+from __future__ import annotations
+
+import os
+
+from palace.discovery import PathFilter, is_editor_artifact, walk
+
+
+def _tree(root, files: dict[str, bytes | str]) -> None:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            content = content.encode()
+        path.write_bytes(content)
+
+
+def test_walk_decides_every_path_with_its_rule(tmp_path):
+    root = tmp_path / "notes"
+    _tree(root, {
+        "a.md": "# A", "b.txt": "b", "c.markdown": "c", "image.png": b"\x89PNG",
+        ".gitignore": "drafts/\n*.log\n", ".palaceignore": "*.private.md\n",
+        "drafts/x.md": "x", "diary.private.md": "secret", "debug.log": "log",
+        ".obsidian/workspace.md": "ws", "node_modules/pkg/readme.md": "r",
+        "sub/.gitignore": "!keep.log\nlocal.md\n", "sub/local.md": "l", "sub/keep.md": "k",
+        "meetings/.2024-04-12.md.swp": b"\x00swap", "meetings/note.md~": "old", "meetings/4913": "",
+        "meetings/.#lock.md": "", "meetings/ok.md": "ok",
+    })
+    got = {d.path: (d.action, d.reason) for d in walk(root)}
+    assert got["a.md"] == ("mine", "")
+    assert got["b.txt"] == ("mine", "")
+    assert got["c.markdown"] == ("mine", "")
+    assert got["meetings/ok.md"] == ("mine", "")
+    assert got["sub/keep.md"] == ("mine", "")
+    assert got["image.png"] == ("skip", "not a note (.png)")
+    assert got["drafts"] == ("skip", "ignored by .gitignore")
+    assert got["diary.private.md"] == ("skip", "ignored by .palaceignore")
+    assert got["sub/local.md"] == ("skip", "ignored by sub/.gitignore")
+    assert got[".obsidian"] == ("skip", "hidden folder")
+    assert got["node_modules"] == ("skip", "node_modules folder")
+    assert got["meetings/note.md~"] == ("skip", "editor backup/swap file")
+    assert got["meetings/4913"] == ("skip", "editor backup/swap file")
+    assert got["meetings/.2024-04-12.md.swp"][0] == "skip"
+    assert got["meetings/.#lock.md"][0] == "skip"
+    assert "drafts/x.md" not in got and ".obsidian/workspace.md" not in got
+
+
+def test_links_stay_inside_the_root_and_never_loop(tmp_path):
+    outside = tmp_path / "outside"
+    _tree(outside, {"leak.md": "outside"})
+    root = tmp_path / "notes"
+    _tree(root, {"inner/n.md": "inner"})
+    os.symlink(outside, root / "escape")
+    os.symlink(root, root / "inner" / "loop")
+    os.symlink(root / "inner" / "n.md", root / "alias.md")
+    decisions = {d.path: d for d in walk(root)}
+    assert decisions["escape"].action == "skip" and "outside" in decisions["escape"].reason
+    assert decisions["inner/loop"].action == "skip" and "loop" in decisions["inner/loop"].reason
+    assert decisions["alias.md"].action == "mine"
+    assert not any("leak" in p for p in decisions)
+
+
+def test_editor_artifacts():
+    for name in ["note.md~", ".note.md.swp", ".note.md.swo", "4913", ".#note.md", "#note.md#"]:
+        assert is_editor_artifact(name), name
+    for name in ["note.md", "2024-04-12.md", "swap.md"]:
+        assert not is_editor_artifact(name), name
+
+
+def test_filter_forgets_changed_ignore_rules(tmp_path):
+    _tree(tmp_path, {"a.md": "a"})
+    path_filter = PathFilter(tmp_path)
+    assert path_filter.decide("a.md", False).action == "mine"
+    (tmp_path / ".palaceignore").write_text("a.md\n")
+    assert path_filter.decide("a.md", False).action == "mine"  # cached
+    path_filter.forget()
+    assert path_filter.decide("a.md", False).reason == "ignored by .palaceignore"
