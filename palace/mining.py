@@ -1,0 +1,599 @@
+"""The mine flow: discover → read → chunk → NLP → graph → SQLite commit → embed → Chroma.
+
+One code path mines a file, whether it comes from ``palace mine`` or (later) the watcher.
+
+How the work is laid out, for speed on a laptop's two cores:
+
+1. Discovery and change detection (size + mtime, then the content hash) decide which files
+   need work; an unchanged folder costs a walk and a few ``stat`` calls, and no NLP and no
+   embedding at all.
+2. Changed files are read, decoded and chunked; a drawer whose id already exists (same file,
+   same text, same date) keeps its row, mentions, facts and vector, so only new drawers go
+   through spaCy.
+3. spaCy runs in the main thread over all new drawers (``nlp.pipe``, batched across files);
+   each file is committed to SQLite in one transaction as soon as its drawers are done.
+4. A worker thread embeds committed drawers (onnxruntime releases the GIL, so it runs on
+   the other core while spaCy works) and upserts them into Chroma; a drawer is marked
+   ``embedded`` only after Chroma has it, so a killed run is finished by the next one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import queue
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from palace import store
+from palace.discovery import PathFilter, walk
+from palace.errors import UsageError
+from palace.nlp.chunking import Chunk, chunk_markdown
+from palace.nlp.dates import DateInterval, first_dated_heading
+from palace.nlp.extraction import (
+    COOCCURRENCE_CONFIDENCE,
+    COOCCURRENCE_EXTRACTOR,
+    DATES_EXTRACTOR,
+    NER_CONFIDENCE,
+    Extraction,
+    Extractor,
+    entity_key,
+)
+from palace.reading import Note, Unreadable, read_note
+from palace.vectors import date_number
+
+if TYPE_CHECKING:
+    from palace.core import Palace
+
+#: Tokens of the embedder's window kept free for the title and heading path prefix.
+PREFIX_TOKENS = 32
+EMBED_BATCH = 64
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What happened to one path: ``status`` is indexed, unchanged, skipped, failed or deleted."""
+
+    path: str
+    status: str
+    reason: str = ""
+    drawers: int = 0
+    words: int = 0
+
+
+@dataclass(frozen=True)
+class MineReport:
+    """The summary of one ``mine`` run (counts are files unless named otherwise).
+
+    ``drawers``, ``entities`` and ``facts`` are totals of the palace after the run
+    (``facts`` counts current facts); ``new_drawers`` the drawers this run added;
+    ``words`` the words of the files indexed in this run; ``words_per_s`` words / elapsed.
+    """
+
+    palace: str
+    wing: str
+    root: str
+    indexed: int
+    unchanged: int
+    skipped: int
+    failed: int
+    deleted: int
+    drawers: int
+    new_drawers: int
+    embedded: int
+    entities: int
+    facts: int
+    words: int
+    elapsed_s: float
+    words_per_s: float
+    outcomes: tuple[FileOutcome, ...] = ()
+
+
+@dataclass
+class _Pending:
+    rel: str
+    room: str
+    note: Note
+    chunks: list[Chunk]
+    drawer_ids: list[str]
+    keep: set[str]
+    new: list[int]  # indexes into chunks of drawers needing NLP
+    words: int
+    extractions: dict[int, Extraction] = field(default_factory=dict)
+
+
+def room_of(rel: str) -> str:
+    """The room of a path relative to its wing: its first folder, or ``.`` at the root."""
+    parts = PurePosixPath(rel).parts
+    return parts[0] if len(parts) > 1 else "."
+
+
+def drawer_id(wing: str, rel: str, doc_date: dt.date, text_hash: str, occurrence: int) -> str:
+    """Deterministic drawer id (20 hex chars of SHA-256).
+
+    Built from the wing, the path, the document date, the text's hash and which occurrence
+    of that text in the file it is: stable while the text is unchanged (an edit elsewhere
+    in the file keeps it), distinct when the same text stands twice in one file or in two
+    files.
+    """
+    key = f"{wing}\x1f{rel}\x1f{doc_date.isoformat()}\x1f{text_hash}\x1f{occurrence}"
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def embed_input(title: str, heading_path: tuple[str, ...], text: str) -> str:
+    """The text given to the embedder and to FTS: title and heading path, then the drawer.
+
+    DESIGN.md: indexing each drawer with its file title and heading path lifts both BM25
+    and vectors. The prefix is clipped so it stays within :data:`PREFIX_TOKENS`.
+    """
+    prefix = " › ".join(p for p in (title, *heading_path) if p)
+    words = prefix.split()
+    if len(words) > 20:
+        prefix = " ".join(words[:20])
+    prefix = prefix[:120]
+    return f"{prefix}\n{text}" if prefix else text
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def mine(
+    palace: "Palace",
+    root: Path,
+    *,
+    wing: str | None = None,
+    on_file: Callable[[FileOutcome], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> MineReport:
+    """Mine ``root`` into ``wing``; return a :class:`MineReport`.
+
+    ``on_start(n)`` is called once with the number of paths to consider; ``on_file`` once
+    per path as it is decided (the CLI draws its progress bar from them). Raises
+    :class:`UsageError` if ``root`` is not a folder. A file that fails is recorded with
+    its reason and the run goes on.
+    """
+    started = time.perf_counter()
+    root = root.expanduser()
+    if not root.is_dir():
+        raise UsageError(f"not a folder: {root}", hint="give `palace mine` a folder of notes")
+    root = root.resolve()
+    wing = wing or root.name or "root"
+    palace.check_model(record=True)
+    conn = palace.conn
+    on_file = on_file or (lambda outcome: None)
+
+    decisions = list(walk(root, PathFilter(root)))
+    if on_start:
+        on_start(len(decisions))
+    known = {
+        row["path"]: row
+        for row in conn.execute("SELECT * FROM files WHERE wing = ?", (wing,))
+    }
+    outcomes: list[FileOutcome] = []
+    pending: list[_Pending] = []
+    seen: set[str] = set()
+    embedder = palace.embedder
+    max_chunk_tokens = embedder.max_tokens - PREFIX_TOKENS
+
+    def done(outcome: FileOutcome) -> None:
+        outcomes.append(outcome)
+        on_file(outcome)
+
+    for decision in decisions:
+        rel = decision.path + ("/" if decision.is_dir else "")
+        seen.add(rel)
+        if decision.action == "skip":
+            _record_file(conn, wing, root, rel, "skipped", decision.reason, known.get(rel))
+            done(FileOutcome(rel, "skipped", decision.reason))
+            continue
+        path = root / decision.path
+        previous = known.get(rel)
+        try:
+            st = path.stat()
+        except OSError:
+            _record_file(conn, wing, root, rel, "failed", "vanished before it could be read", previous)
+            done(FileOutcome(rel, "failed", "vanished before it could be read"))
+            continue
+        if (
+            previous is not None
+            and previous["status"] == "indexed"
+            and previous["size"] == st.st_size
+            and previous["mtime"] == st.st_mtime
+        ):
+            done(FileOutcome(rel, "unchanged"))
+            continue
+        try:
+            note = read_note(path)
+        except Unreadable as exc:
+            _forget_drawers(conn, previous, reason=f"file is now {exc.status}: {exc.reason}")
+            _record_file(conn, wing, root, rel, exc.status, exc.reason, previous)
+            done(FileOutcome(rel, exc.status, exc.reason))
+            continue
+        if previous is not None and previous["status"] == "indexed" and previous["content_hash"] == note.content_hash:
+            conn.execute("UPDATE files SET mtime = ?, size = ? WHERE id = ?", (note.mtime, note.size, previous["id"]))
+            done(FileOutcome(rel, "unchanged"))
+            continue
+        try:
+            item = _prepare(conn, wing, rel, note, previous, embedder, max_chunk_tokens)
+        except Exception as exc:  # a chunking bug must not stop the run
+            _record_file(conn, wing, root, rel, "failed", f"could not chunk: {exc}", previous)
+            done(FileOutcome(rel, "failed", f"could not chunk: {exc}"))
+            continue
+        pending.append(item)
+
+    vanished = [row for rel, row in known.items() if rel not in seen]
+    for row in vanished:
+        with store.transaction(conn):
+            _forget_drawers(conn, row, reason="file deleted")
+            conn.execute("DELETE FROM files WHERE id = ?", (row["id"],))
+        done(FileOutcome(row["path"], "deleted", "no longer under the root"))
+
+    embedded_count = [0]
+    worker = _EmbedWorker(palace)
+    worker.start()
+    worker.submit(_unembedded(conn))  # leftovers of an earlier, interrupted run
+    try:
+        extractor = Extractor()
+        for item, failure in _run_nlp(extractor, pending):
+            if failure:
+                _record_file(conn, wing, root, item.rel, "failed", failure, known.get(item.rel))
+                done(FileOutcome(item.rel, "failed", failure))
+                continue
+            try:
+                with store.transaction(conn):
+                    file_id = _write_file(conn, wing, root, item, known.get(item.rel), extractor)
+            except Exception as exc:
+                _record_file(conn, wing, root, item.rel, "failed", f"could not store: {exc}", known.get(item.rel))
+                done(FileOutcome(item.rel, "failed", f"could not store: {exc}"))
+                continue
+            worker.submit(_unembedded(conn, file_id))
+            done(FileOutcome(item.rel, "indexed", "", len(item.chunks), item.words))
+    finally:
+        embedded_count[0] = worker.finish()
+    _flush_tombstones(palace)
+
+    elapsed = time.perf_counter() - started
+    words = sum(o.words for o in outcomes if o.status == "indexed")
+    counts = {status: 0 for status in ("indexed", "unchanged", "skipped", "failed", "deleted")}
+    for outcome in outcomes:
+        counts[outcome.status] += 1
+    return MineReport(
+        palace=str(palace.path),
+        wing=wing,
+        root=str(root),
+        indexed=counts["indexed"],
+        unchanged=counts["unchanged"],
+        skipped=counts["skipped"],
+        failed=counts["failed"],
+        deleted=counts["deleted"],
+        drawers=conn.execute("SELECT count(*) FROM drawers").fetchone()[0],
+        new_drawers=sum(len(p.new) for p in pending),
+        embedded=embedded_count[0],
+        entities=conn.execute("SELECT count(*) FROM entities").fetchone()[0],
+        facts=conn.execute("SELECT count(*) FROM facts WHERE invalidated_at IS NULL").fetchone()[0],
+        words=words,
+        elapsed_s=round(elapsed, 3),
+        words_per_s=round(words / elapsed, 1) if elapsed > 0 else 0.0,
+        outcomes=tuple(outcomes),
+    )
+
+
+def _prepare(conn, wing, rel, note: Note, previous, embedder, max_tokens) -> _Pending:
+    chunks = chunk_markdown(
+        note.text, body_start=note.body_start, count_tokens=embedder.count_tokens, max_tokens=max_tokens
+    )
+    occurrences: dict[str, int] = {}
+    ids = []
+    for chunk in chunks:
+        text_hash = _sha(chunk.text)
+        n = occurrences.get(text_hash, 0)
+        occurrences[text_hash] = n + 1
+        ids.append(drawer_id(wing, rel, note.doc_date, text_hash, n))
+    existing: set[str] = set()
+    if previous is not None:
+        existing = {
+            r[0] for r in conn.execute("SELECT id FROM drawers WHERE file_id = ?", (previous["id"],))
+        }
+    keep = existing & set(ids)
+    new = [i for i, did in enumerate(ids) if did not in keep]
+    return _Pending(rel, room_of(rel), note, chunks, ids, keep, new, len(note.body.split()))
+
+
+def _drawer_date(note: Note, chunk: Chunk) -> DateInterval:
+    for heading in reversed(chunk.heading_path):
+        day = first_dated_heading(f"# {heading}")
+        if day is not None:
+            return DateInterval(day, day + dt.timedelta(days=1), "day")
+    return DateInterval(note.doc_date, note.doc_date + dt.timedelta(days=1), "day")
+
+
+def _run_nlp(extractor: Extractor, pending: list[_Pending]) -> Iterator[tuple[_Pending, str]]:
+    """Run NER over the new drawers of every pending file; yield each file when complete.
+
+    Yields ``(item, "")`` on success, ``(item, reason)`` if spaCy failed on the file.
+    """
+    def stream() -> Iterator[tuple[str, dt.date]]:
+        for item in pending:
+            for index in item.new:
+                yield item.chunks[index].text, _drawer_date(item.note, item.chunks[index]).start
+
+    order = [(item, index) for item in pending for index in item.new]
+    if not order:  # nothing new to read: no spaCy at all
+        for item in pending:
+            yield item, ""
+        return
+    results = extractor.extract_many(stream())
+    position = 0
+    for item in pending:
+        try:
+            for _ in item.new:
+                owner, index = order[position]
+                owner.extractions[index] = next(results)
+                position += 1
+        except StopIteration:
+            yield item, "NLP stopped early"
+            return
+        yield item, ""
+
+
+def _record_file(conn, wing, root, rel, status, reason, previous) -> None:
+    room = room_of(rel.rstrip("/"))
+    with store.transaction(conn):
+        if previous is not None:
+            conn.execute(
+                "UPDATE files SET status = ?, reason = ?, mined_at = ?, root = ? WHERE id = ?",
+                (status, reason, _now(), str(root), previous["id"]),
+            )
+        else:
+            conn.execute(
+                "INSERT INTO files (wing, root, path, room, status, reason, mined_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT(wing, path) DO UPDATE SET status = excluded.status, reason = excluded.reason,"
+                " mined_at = excluded.mined_at",
+                (wing, str(root), rel, room, status, reason, _now()),
+            )
+
+
+def _forget_drawers(conn, file_row, *, reason: str, keep: set[str] | None = None) -> int:
+    """Remove a file's drawers (except ``keep``) from SQLite and FTS, tombstone their
+    vectors and invalidate the facts drawn only from them. Returns how many were removed."""
+    if file_row is None:
+        return 0
+    rows = conn.execute("SELECT rowid, id FROM drawers WHERE file_id = ?", (file_row["id"],)).fetchall()
+    gone = [r for r in rows if not keep or r["id"] not in keep]
+    now = _now()
+    for row in gone:
+        conn.execute("DELETE FROM drawers_fts WHERE rowid = ?", (row["rowid"],))
+        conn.execute("INSERT OR IGNORE INTO vector_tombstones VALUES (?)", (row["id"],))
+        conn.execute(
+            "UPDATE facts SET invalidated_at = ?, invalidation_reason = ? WHERE drawer_id = ? AND invalidated_at IS NULL",
+            (now, reason, row["id"]),
+        )
+        conn.execute("DELETE FROM drawers WHERE rowid = ?", (row["rowid"],))
+    return len(gone)
+
+
+def _entity_id(conn, cache: dict, name: str, label: str) -> int:
+    key = entity_key(name)
+    cached = cache.get((key, label))
+    if cached is not None:
+        return cached
+    row = conn.execute("SELECT id FROM entities WHERE key = ? AND type = ?", (key, label)).fetchone()
+    if row is None:
+        entity = conn.execute(
+            "INSERT INTO entities (name, type, key) VALUES (?, ?, ?)", (name, label, key)
+        ).lastrowid
+        conn.execute(
+            "INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, 'name')",
+            (entity, name, key),
+        )
+    else:
+        entity = row[0]
+    cache[(key, label)] = entity
+    return entity
+
+
+def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor) -> int:
+    """Replace one file's drawers and graph material; inside the caller's transaction."""
+    note = item.note
+    now = _now()
+    values = dict(
+        wing=wing, root=str(root), path=item.rel, room=item.room, size=note.size, mtime=note.mtime,
+        content_hash=note.content_hash, status="indexed", reason="", encoding=note.encoding,
+        title=note.title, doc_date=note.doc_date.isoformat(), doc_date_source=note.doc_date_source,
+        tags=json.dumps(list(note.tags)), aliases=json.dumps(list(note.aliases)), words=item.words,
+        mined_at=now,
+    )
+    if previous is not None:
+        _forget_drawers(conn, previous, reason="file changed: text no longer there", keep=item.keep)
+        file_id = previous["id"]
+        assignments = ", ".join(f"{k} = :{k}" for k in values)
+        conn.execute(f"UPDATE files SET {assignments} WHERE id = :id", {**values, "id": file_id})
+    else:
+        columns = ", ".join(values)
+        placeholders = ", ".join(f":{k}" for k in values)
+        updates = ", ".join(f"{k} = excluded.{k}" for k in values)
+        file_id = conn.execute(
+            f"INSERT INTO files ({columns}) VALUES ({placeholders})"
+            f" ON CONFLICT(wing, path) DO UPDATE SET {updates} RETURNING id",
+            values,
+        ).fetchone()[0]
+    cache: dict = {}
+    if note.aliases:
+        concept = _entity_id(conn, cache, note.title, "CONCEPT")
+        for alias in note.aliases:
+            conn.execute(
+                "INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, 'front matter')",
+                (concept, alias, entity_key(alias)),
+            )
+    ner_extractor = extractor.ner_extractor if item.new else ""
+    for index, chunk in enumerate(item.chunks):
+        did = item.drawer_ids[index]
+        when = _drawer_date(note, chunk)
+        if did in item.keep:
+            conn.execute(
+                "UPDATE drawers SET ordinal = ?, char_start = ?, char_end = ?, line_start = ?, line_end = ?"
+                " WHERE id = ?",
+                (chunk.ordinal, chunk.start, chunk.end, chunk.line_start, chunk.line_end, did),
+            )
+            continue
+        prefix_text = embed_input(note.title, chunk.heading_path, chunk.text)
+        rowid = conn.execute(
+            "INSERT INTO drawers (id, file_id, ordinal, char_start, char_end, line_start, line_end,"
+            " heading_path, text, text_hash, embed_hash, date_start, date_end, date_granularity)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                did, file_id, chunk.ordinal, chunk.start, chunk.end, chunk.line_start, chunk.line_end,
+                json.dumps(list(chunk.heading_path)), chunk.text, _sha(chunk.text), _sha(prefix_text),
+                when.start.isoformat(), when.end.isoformat(), when.granularity,
+            ),
+        ).lastrowid
+        conn.execute(
+            "INSERT INTO drawers_fts (rowid, title, heading, text) VALUES (?, ?, ?, ?)",
+            (rowid, note.title, " ".join(chunk.heading_path), chunk.text),
+        )
+        extraction = item.extractions.get(index)
+        if extraction is not None:
+            _write_graph(conn, cache, did, wing, item.rel, chunk.text, when, extraction, ner_extractor, now)
+    return file_id
+
+
+def _write_graph(conn, cache, did, wing, rel, text, when: DateInterval, extraction: Extraction,
+                 ner_extractor: str, now: str) -> None:
+    ids = []
+    for mention in extraction.entities:
+        entity = _entity_id(conn, cache, mention.name, mention.label)
+        ids.append(entity)
+        conn.execute(
+            "INSERT INTO mentions (entity_id, drawer_id, char_start, char_end, surface, extractor, confidence)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (entity, did, mention.start, mention.end, mention.surface, ner_extractor, NER_CONFIDENCE),
+        )
+    for date in extraction.dates:
+        conn.execute(
+            "INSERT INTO date_mentions (drawer_id, char_start, char_end, surface, start, end, granularity, extractor)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (did, date.start, date.end, date.surface, date.interval.start.isoformat(),
+             date.interval.end.isoformat(), date.interval.granularity, DATES_EXTRACTOR),
+        )
+    for pair in extraction.cooccurrences:
+        subject, obj = ids[pair.subject], ids[pair.object]
+        if subject == obj:
+            continue
+        sentence_no = extraction.entities[pair.subject].sentence
+        valid = extraction.sentence_dates.get(sentence_no, when)
+        conn.execute(
+            "INSERT INTO facts (subject_id, predicate, object_id, valid_from, valid_to, valid_granularity,"
+            " recorded_at, drawer_id, wing, path, char_start, char_end, sentence, extractor, confidence, evidence)"
+            " VALUES (?, 'mentioned_with', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'stated')",
+            (subject, obj, valid.start.isoformat(), valid.end.isoformat(), valid.granularity, now, did,
+             wing, rel, pair.start, pair.end, " ".join(text[pair.start:pair.end].split()),
+             COOCCURRENCE_EXTRACTOR, COOCCURRENCE_CONFIDENCE),
+        )
+
+
+def _unembedded(conn, file_id: int | None = None) -> list[tuple[str, str, str, dict]]:
+    """Drawers whose vectors are not yet in Chroma: ``(id, embed input, embed_hash, metadata)``."""
+    sql = (
+        "SELECT d.id, d.text, d.heading_path, d.embed_hash, d.date_start, d.date_end, f.title, f.wing,"
+        " f.room, f.path FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.embedded = 0"
+    )
+    params: tuple = ()
+    if file_id is not None:
+        sql += " AND d.file_id = ?"
+        params = (file_id,)
+    out = []
+    for row in conn.execute(sql + " ORDER BY d.rowid", params):
+        heading = tuple(json.loads(row["heading_path"]))
+        meta = {
+            "wing": row["wing"], "room": row["room"], "path": row["path"], "embed_hash": row["embed_hash"],
+            "date_start": date_number(row["date_start"]), "date_end": date_number(row["date_end"]),
+        }
+        out.append((row["id"], embed_input(row["title"], heading, row["text"]), row["embed_hash"], meta))
+    return out
+
+
+class _EmbedWorker:
+    """Embeds drawers on a thread of its own and writes them to Chroma, then marks them.
+
+    It owns a second SQLite connection (WAL lets it write beside the main thread).
+    """
+
+    def __init__(self, palace: "Palace") -> None:
+        self.palace = palace
+        self.queue: "queue.Queue[list | None]" = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="palace-embed", daemon=True)
+        self.error: BaseException | None = None
+        self.count = 0
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def submit(self, items: list) -> None:
+        if items:
+            self.queue.put(items)
+
+    def finish(self) -> int:
+        """Wait for all submitted drawers; re-raise the worker's error, if any."""
+        self.queue.put(None)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.count
+
+    def _run(self) -> None:
+        conn = store.connect(self.palace.path)
+        buffer: list = []
+        try:
+            while True:
+                items = self.queue.get()
+                if items is None:
+                    break
+                buffer.extend(items)
+                while len(buffer) >= EMBED_BATCH * 4 or (buffer and self.queue.empty()):
+                    batch, buffer = buffer[: EMBED_BATCH * 4], buffer[EMBED_BATCH * 4:]
+                    self._embed(conn, batch)
+            if buffer:
+                self._embed(conn, buffer)
+        except BaseException as exc:  # surfaced by finish()
+            self.error = exc
+            while self.queue.get() is not None:
+                pass
+        finally:
+            conn.close()
+
+    def _embed(self, conn: sqlite3.Connection, batch: list) -> None:
+        vectors_index = self.palace.vectors
+        known = vectors_index.vectors_by_embed_hash([item[2] for item in batch])
+        missing = [item for item in batch if item[2] not in known]
+        if missing:
+            fresh = self.palace.embedder.embed([item[1] for item in missing])
+            for item, vector in zip(missing, fresh):
+                known[item[2]] = vector
+            self.count += len(missing)
+        import numpy as np
+
+        vectors = np.stack([known[item[2]] for item in batch])
+        vectors_index.upsert([item[0] for item in batch], vectors, [item[3] for item in batch])
+        with store.transaction(conn):
+            conn.executemany("UPDATE drawers SET embedded = 1 WHERE id = ?", [(item[0],) for item in batch])
+
+
+def _flush_tombstones(palace: "Palace") -> None:
+    """Delete tombstoned vectors from Chroma, then forget the tombstones."""
+    ids = [r[0] for r in palace.conn.execute("SELECT drawer_id FROM vector_tombstones")]
+    if not ids:
+        return
+    live = {r[0] for r in palace.conn.execute("SELECT id FROM drawers")}
+    palace.vectors.delete([i for i in ids if i not in live])
+    with store.transaction(palace.conn):
+        palace.conn.executemany("DELETE FROM vector_tombstones WHERE drawer_id = ?", [(i,) for i in ids])

@@ -1,0 +1,81 @@
+"""``status``: where the palace is, which model built it, counts, and every file's state."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from palace.core import Palace
+
+
+@dataclass(frozen=True)
+class FileState:
+    """One path palace has seen: ``status`` is indexed, skipped or failed; ``reason`` why."""
+
+    wing: str
+    path: str
+    room: str
+    status: str
+    reason: str
+    drawers: int
+    doc_date: str | None
+    doc_date_source: str | None
+    encoding: str | None
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    """Counts of the palace and the state of each file (sorted by wing, then path)."""
+
+    palace: str
+    embedding_model: str | None
+    embedding_dimension: int | None
+    wings: tuple[str, ...]
+    files: dict[str, int]
+    drawers: int
+    drawers_awaiting_vectors: int
+    entities: int
+    mentions: int
+    date_mentions: int
+    facts: int
+    facts_invalidated: int
+    file_states: tuple[FileState, ...]
+
+    def to_json(self) -> str:
+        """One JSON object with the field names documented in the README."""
+        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+
+
+def status(palace: "Palace") -> StatusReport:
+    """Read the counts and per-file states of ``palace`` (SQLite only: no Chroma, no models)."""
+    conn = palace.conn
+    name, dim = palace.model_info()
+    one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    files = {"indexed": 0, "skipped": 0, "failed": 0}
+    for row in conn.execute("SELECT status, count(*) FROM files GROUP BY status"):
+        files[row[0]] = row[1]
+    states = tuple(
+        FileState(r["wing"], r["path"], r["room"], r["status"], r["reason"] or "", r["n"],
+                  r["doc_date"], r["doc_date_source"], r["encoding"])
+        for r in conn.execute(
+            "SELECT f.*, (SELECT count(*) FROM drawers d WHERE d.file_id = f.id) AS n FROM files f"
+            " ORDER BY f.wing, f.path"
+        )
+    )
+    return StatusReport(
+        palace=str(palace.path),
+        embedding_model=name,
+        embedding_dimension=dim,
+        wings=tuple(r[0] for r in conn.execute("SELECT DISTINCT wing FROM files ORDER BY wing")),
+        files=files,
+        drawers=one("SELECT count(*) FROM drawers"),
+        drawers_awaiting_vectors=one("SELECT count(*) FROM drawers WHERE embedded = 0"),
+        entities=one("SELECT count(*) FROM entities"),
+        mentions=one("SELECT count(*) FROM mentions"),
+        date_mentions=one("SELECT count(*) FROM date_mentions"),
+        facts=one("SELECT count(*) FROM facts WHERE invalidated_at IS NULL"),
+        facts_invalidated=one("SELECT count(*) FROM facts WHERE invalidated_at IS NOT NULL"),
+        file_states=states,
+    )

@@ -1,0 +1,248 @@
+"""palace.db: the SQLite store that is the source of truth.
+
+Opens the database with WAL, ``busy_timeout`` and foreign keys on, and applies named
+migrations in order (the applied names are kept in ``schema_migrations``). Chroma holds
+only what can be rebuilt from these tables.
+
+Tables (schema 1):
+
+- ``meta(key, value)``: palace-wide settings (embedding model name and dimension).
+- ``files``: one row per path seen under a wing, with status ``indexed`` / ``skipped`` /
+  ``failed`` and the reason, content hash, encoding, title, document date and its source.
+- ``drawers``: chunks of indexed files (char and line span, heading path, verbatim text,
+  ``text_hash``, ``embed_hash`` of the text given to the embedder, date bounds, whether
+  the vector is in Chroma).
+- ``drawers_fts``: FTS5 over title, heading path and text (BM25), keyed by drawer rowid.
+- ``entities``, ``aliases``, ``mentions``, ``date_mentions``, ``facts``: the graph.
+  Mentions and date mentions go with their drawer; facts never do: when their drawer
+  leaves, they get ``invalidated_at`` and a reason, and history keeps them.
+- ``vector_tombstones``: drawer ids whose vectors must leave Chroma (written in the same
+  transaction that deletes the drawers, cleared once Chroma has dropped them), so a kill
+  between the two stores never leaves a vector that search would return.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from palace.errors import SchemaError
+
+DB_FILENAME = "palace.db"
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "0001_initial",
+        """
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE files (
+            id              INTEGER PRIMARY KEY,
+            wing            TEXT NOT NULL,
+            root            TEXT NOT NULL,
+            path            TEXT NOT NULL,
+            room            TEXT NOT NULL,
+            size            INTEGER,
+            mtime           REAL,
+            content_hash    TEXT,
+            status          TEXT NOT NULL CHECK (status IN ('indexed', 'skipped', 'failed')),
+            reason          TEXT,
+            encoding        TEXT,
+            title           TEXT,
+            doc_date        TEXT,
+            doc_date_source TEXT,
+            tags            TEXT,
+            aliases         TEXT,
+            words           INTEGER NOT NULL DEFAULT 0,
+            mined_at        TEXT NOT NULL,
+            UNIQUE (wing, path)
+        );
+        CREATE TABLE drawers (
+            rowid         INTEGER PRIMARY KEY,
+            id            TEXT NOT NULL UNIQUE,
+            file_id       INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            ordinal       INTEGER NOT NULL,
+            char_start    INTEGER NOT NULL,
+            char_end      INTEGER NOT NULL,
+            line_start    INTEGER NOT NULL,
+            line_end      INTEGER NOT NULL,
+            heading_path  TEXT NOT NULL,
+            text          TEXT NOT NULL,
+            text_hash     TEXT NOT NULL,
+            embed_hash    TEXT NOT NULL,
+            date_start    TEXT,
+            date_end      TEXT,
+            date_granularity TEXT,
+            embedded      INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX drawers_file ON drawers(file_id, ordinal);
+        CREATE INDEX drawers_embedded ON drawers(embedded) WHERE embedded = 0;
+        CREATE VIRTUAL TABLE drawers_fts USING fts5(
+            title, heading, text, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TABLE entities (
+            id      INTEGER PRIMARY KEY,
+            name    TEXT NOT NULL,
+            type    TEXT NOT NULL,
+            key     TEXT NOT NULL,
+            UNIQUE (key, type)
+        );
+        CREATE TABLE aliases (
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            alias     TEXT NOT NULL,
+            key       TEXT NOT NULL,
+            source    TEXT NOT NULL,
+            UNIQUE (entity_id, key)
+        );
+        CREATE INDEX aliases_key ON aliases(key);
+        CREATE TABLE mentions (
+            id          INTEGER PRIMARY KEY,
+            entity_id   INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            drawer_id   TEXT NOT NULL REFERENCES drawers(id) ON DELETE CASCADE,
+            char_start  INTEGER NOT NULL,
+            char_end    INTEGER NOT NULL,
+            surface     TEXT NOT NULL,
+            extractor   TEXT NOT NULL,
+            confidence  REAL NOT NULL
+        );
+        CREATE INDEX mentions_entity ON mentions(entity_id);
+        CREATE INDEX mentions_drawer ON mentions(drawer_id);
+        CREATE TABLE date_mentions (
+            id          INTEGER PRIMARY KEY,
+            drawer_id   TEXT NOT NULL REFERENCES drawers(id) ON DELETE CASCADE,
+            char_start  INTEGER NOT NULL,
+            char_end    INTEGER NOT NULL,
+            surface     TEXT NOT NULL,
+            start       TEXT NOT NULL,
+            end         TEXT NOT NULL,
+            granularity TEXT NOT NULL,
+            extractor   TEXT NOT NULL
+        );
+        CREATE INDEX date_mentions_drawer ON date_mentions(drawer_id);
+        CREATE INDEX date_mentions_span ON date_mentions(start, end);
+        CREATE TABLE facts (
+            id                  INTEGER PRIMARY KEY,
+            subject_id          INTEGER NOT NULL REFERENCES entities(id),
+            predicate           TEXT NOT NULL,
+            object_id           INTEGER REFERENCES entities(id),
+            object_value        TEXT,
+            valid_from          TEXT,
+            valid_to            TEXT,
+            valid_granularity   TEXT,
+            recorded_at         TEXT NOT NULL,
+            invalidated_at      TEXT,
+            invalidation_reason TEXT,
+            superseded_by       INTEGER REFERENCES facts(id),
+            drawer_id           TEXT NOT NULL,
+            wing                TEXT NOT NULL,
+            path                TEXT NOT NULL,
+            char_start          INTEGER NOT NULL,
+            char_end            INTEGER NOT NULL,
+            sentence            TEXT NOT NULL,
+            extractor           TEXT NOT NULL,
+            confidence          REAL NOT NULL,
+            evidence            TEXT NOT NULL DEFAULT 'stated'
+        );
+        CREATE INDEX facts_subject ON facts(subject_id, predicate);
+        CREATE INDEX facts_object ON facts(object_id);
+        CREATE INDEX facts_drawer ON facts(drawer_id);
+        CREATE TABLE vector_tombstones (
+            drawer_id TEXT PRIMARY KEY
+        );
+        """,
+    ),
+]
+
+
+def connect(palace_dir: Path) -> sqlite3.Connection:
+    """Open (creating if needed) ``palace_dir/palace.db`` and bring its schema up to date.
+
+    Returns a connection in autocommit mode (``isolation_level=None``; callers open
+    transactions with :func:`transaction`), WAL journal, ``busy_timeout`` 30 s, foreign
+    keys on, rows as :class:`sqlite3.Row`.
+
+    Raises :class:`SchemaError` when the database holds migrations this version does not know.
+    """
+    palace_dir.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(
+        palace_dir / DB_FILENAME, isolation_level=None, check_same_thread=False, timeout=30.0
+    )
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA busy_timeout = 30000")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+    migrate(conn)
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply the migrations not yet applied, each in its own transaction; return their names."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    applied = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
+    known = {name for name, _ in MIGRATIONS}
+    unknown = applied - known
+    if unknown:
+        raise SchemaError(
+            f"palace.db has migrations this palace does not know: {', '.join(sorted(unknown))}",
+            hint="upgrade palace, or point --palace at another folder",
+        )
+    done = []
+    for name, sql in MIGRATIONS:
+        if name in applied:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations VALUES (?, datetime('now'))", (name,)
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        done.append(name)
+    return done
+
+
+def _statements(sql: str) -> list[str]:
+    return [s.strip() for s in sql.split(";") if s.strip()]
+
+
+class transaction:
+    """Context manager: ``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` on any exception.
+
+    A kill inside the block leaves the database as it was before it (SQLite's atomic commit).
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """Return the value stored under ``key`` in ``meta``, or None."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    """Store ``value`` under ``key`` in ``meta`` (inside the caller's transaction, if any)."""
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )

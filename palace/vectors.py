@@ -1,0 +1,109 @@
+"""The vector index: a Chroma collection derived from SQLite.
+
+Ids are drawer ids; metadata carries wing, room, path, ``embed_hash`` (to reuse a vector
+for text already embedded) and the drawer's date bounds as ``YYYYMMDD`` integers (Chroma
+``where`` filters compare numbers). Chroma is opened lazily, with telemetry off, and is
+never asked to embed anything: palace passes the vectors it computed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from palace.config import quiet_third_parties
+
+if TYPE_CHECKING:
+    import chromadb
+
+COLLECTION = "drawers"
+CHROMA_DIRNAME = "chroma"
+
+
+def date_number(iso: str | None) -> int | None:
+    """``"2024-04-12"`` → ``20240412`` (for Chroma ``where`` filters); None stays None."""
+    return int(iso.replace("-", "")) if iso else None
+
+
+class VectorIndex:
+    """A Chroma ``PersistentClient`` collection under ``palace_dir/chroma`` (cosine space)."""
+
+    def __init__(self, palace_dir: Path) -> None:
+        self.path = palace_dir / CHROMA_DIRNAME
+        self._client: "chromadb.ClientAPI | None" = None
+        self._collection: Any = None
+
+    @property
+    def collection(self) -> Any:
+        if self._collection is None:
+            quiet_third_parties()
+            import chromadb
+            from chromadb.config import Settings
+
+            self._client = chromadb.PersistentClient(
+                path=str(self.path),
+                settings=Settings(anonymized_telemetry=False, allow_reset=False),
+            )
+            self._collection = self._client.get_or_create_collection(
+                COLLECTION, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+            )
+        return self._collection
+
+    def max_batch(self) -> int:
+        """The largest number of records Chroma accepts in one write."""
+        self.collection  # opens the client
+        assert self._client is not None
+        return int(self._client.get_max_batch_size())
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[dict]) -> None:
+        """Write vectors (shape ``(len(ids), dim)``), in batches within Chroma's limit."""
+        if not ids:
+            return
+        step = self.max_batch()
+        for i in range(0, len(ids), step):
+            self.collection.upsert(
+                ids=list(ids[i:i + step]),
+                embeddings=vectors[i:i + step],
+                metadatas=list(metadatas[i:i + step]),
+            )
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove vectors by drawer id (ids that are absent are ignored)."""
+        if not ids:
+            return
+        step = self.max_batch()
+        for i in range(0, len(ids), step):
+            self.collection.delete(ids=list(ids[i:i + step]))
+
+    def vectors_by_embed_hash(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """Return stored vectors for texts already embedded, keyed by ``embed_hash``."""
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(hashes))
+        for i in range(0, len(unique), 500):
+            got = self.collection.get(
+                where={"embed_hash": {"$in": unique[i:i + 500]}}, include=["embeddings", "metadatas"]
+            )
+            for meta, vector in zip(got["metadatas"] or [], got["embeddings"] if got["embeddings"] is not None else []):
+                found.setdefault(meta["embed_hash"], np.asarray(vector, dtype=np.float32))
+        return found
+
+    def query(
+        self, vector: np.ndarray, k: int, where: dict | None = None
+    ) -> list[tuple[str, float]]:
+        """Nearest drawers to ``vector``: ``[(drawer_id, cosine_distance)]``, best first."""
+        count = self.collection.count()
+        if count == 0:
+            return []
+        result = self.collection.query(
+            query_embeddings=vector.reshape(1, -1),
+            n_results=min(k, count),
+            where=where or None,
+            include=["distances"],
+        )
+        return list(zip(result["ids"][0], result["distances"][0]))
+
+    def count(self) -> int:
+        """Number of vectors stored."""
+        return int(self.collection.count())
