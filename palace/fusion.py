@@ -1,0 +1,56 @@
+"""Reciprocal rank fusion with a typed explanation of every score.
+
+Weighted RRF (Cormack, Clarke & Büttcher, SIGIR 2009, "Reciprocal rank fusion outperforms
+Condorcet and individual rank learning methods"): a document's score is
+``Σ_lists weight / (k + rank)`` with ranks starting at 1 and ``k = 60`` as in the paper.
+Each hit keeps one :class:`Contribution` per list it appeared in; they add up to its score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """One retriever's share of a fused score: its ``rank`` (1-based), raw ``score``
+    (BM25, cosine similarity…), ``weight`` and ``rrf`` = weight / (k + rank)."""
+
+    retriever: str
+    rank: int
+    score: float
+    weight: float
+    rrf: float
+
+
+@dataclass(frozen=True)
+class RankedList:
+    """One retriever's answer: ``items`` are ``(doc_id, raw_score)`` best first."""
+
+    retriever: str
+    weight: float
+    items: tuple[tuple[str, float], ...]
+
+
+def fuse(lists: list[RankedList], k: int = RRF_K) -> list[tuple[str, float, tuple[Contribution, ...]]]:
+    """Fuse ranked lists; return ``[(doc_id, score, contributions)]`` best first.
+
+    Ties are broken by the best single rank, then by doc id (deterministic).
+    """
+    scores: dict[str, float] = {}
+    parts: dict[str, list[Contribution]] = {}
+    for ranked in lists:
+        if ranked.weight <= 0:
+            continue
+        for position, (doc_id, raw) in enumerate(ranked.items, start=1):
+            share = ranked.weight / (k + position)
+            scores[doc_id] = scores.get(doc_id, 0.0) + share
+            parts.setdefault(doc_id, []).append(
+                Contribution(ranked.retriever, position, float(raw), ranked.weight, share)
+            )
+    order = sorted(
+        scores, key=lambda d: (-scores[d], min(c.rank for c in parts[d]), d)
+    )
+    return [(d, scores[d], tuple(parts[d])) for d in order]
