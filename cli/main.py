@@ -1,0 +1,66 @@
+"""The ``palace`` command: typer app, option parsing, one place that turns errors into
+``Error: … / hint: …`` and exit codes (0 ok, 1 user error, 2 usage)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+import typer
+
+from palace.errors import PalaceError
+
+app = typer.Typer(
+    name="palace",
+    help="Mine your notes into drawers and a temporal knowledge graph; ask them questions, offline.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+PalaceOption = typer.Option(None, "--palace", help="Palace folder (default: $PALACE_PATH, else ~/.palace).")
+
+
+def fail(message: str, hint: str | None = None) -> None:
+    """Print ``Error: message`` (and the hint) on stderr and exit 1."""
+    from rich.console import Console
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err.print(f"[bold red]Error:[/] {message}", markup=True)
+    if hint:
+        err.print(f"[dim]hint:[/] {hint}", markup=True)
+    raise typer.Exit(1)
+
+
+def guarded(func: Callable) -> Callable:
+    """Decorator for commands: a :class:`PalaceError` becomes ``Error: … / hint`` and exit 1."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except PalaceError as exc:
+            fail(exc.message, exc.hint)
+
+    return wrapper
+
+
+from palace.cli import ask as _ask  # noqa: E402  (commands register themselves on `app`)
+from palace.cli import mine as _mine  # noqa: E402
+from palace.cli import status as _status  # noqa: E402
+
+del _ask, _mine, _status
+
+
+def run() -> None:
+    """Console entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    run()

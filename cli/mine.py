@@ -1,0 +1,65 @@
+"""``palace mine PATH``: mine a folder, with a progress bar and a summary."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from palace.cli.main import PalaceOption, app, guarded
+
+
+@app.command()
+@guarded
+def mine(
+    path: Path = typer.Argument(..., help="Folder of notes to mine (.md, .markdown, .txt)."),
+    wing: Optional[str] = typer.Option(None, "--wing", help="Wing name (default: the folder's name)."),
+    palace_dir: Optional[Path] = PalaceOption,
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Mine PATH into the palace: drawers, entities, dates, facts, vectors."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from palace.core import Palace
+
+    err = Console(stderr=True)
+    with Palace.open(palace_dir) as palace:
+        progress = Progress(
+            TextColumn("[bold]mining[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(), TextColumn("[dim]{task.fields[current]}"), console=err, transient=True,
+            disable=as_json,
+        )
+        state = {"task": None, "drawers": 0}
+
+        def on_start(total: int) -> None:
+            state["task"] = progress.add_task("mine", total=total, current="", rate="")
+
+        def on_file(outcome) -> None:
+            state["drawers"] += outcome.drawers
+            progress.update(state["task"], advance=1, current=outcome.path[-50:],
+                            rate=f"{state['drawers']} drawers")
+
+        with progress:
+            report = palace.mine(path, wing=wing, on_file=on_file, on_start=on_start)
+    if as_json:
+        typer.echo(json.dumps(asdict(report), indent=2, ensure_ascii=False))
+        return
+    out = Console()
+    out.print(
+        f"[bold]{report.wing}[/] ← {report.root}\n"
+        f"files: {report.indexed} indexed, {report.unchanged} unchanged, {report.skipped} skipped, "
+        f"{report.failed} failed, {report.deleted} deleted\n"
+        f"drawers: {report.drawers} ({report.new_drawers} new, {report.embedded} embedded)   "
+        f"entities: {report.entities}   facts: {report.facts}\n"
+        f"elapsed: {report.elapsed_s:.1f} s   words: {report.words:,}   words/s: {report.words_per_s:,.0f}",
+        highlight=False,
+    )
+    failed = [o for o in report.outcomes if o.status == "failed"]
+    for outcome in failed[:20]:
+        out.print(f"[red]failed[/] {outcome.path}: {outcome.reason}", highlight=False)
+    if report.skipped:
+        out.print("[dim]`palace status` lists skipped files and why.[/]")

@@ -1,0 +1,110 @@
+"""palace ask on the sample corpus: the right drawer comes back, and says why."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+
+import pytest
+
+NOW = dt.date(2025, 6, 15)
+
+
+def top_paths(result, n=3):
+    return [hit.path for hit in result.results[:n]]
+
+
+@pytest.mark.parametrize(
+    "question, expected, n",
+    [
+        ("when did Alice Chen join Acme Robotics", {"journal/2024-08-09.md", "journal/2024-09-14.md",
+                                                      "journal/2024-12-31-year-in-review.md"}, 3),
+        ("what did we decide about the Harbor budget", {"meetings/2024-08-20-harbor-budget-revision.md",
+                                                        "meetings/2024-02-14-budget-review.md", "projects/harbor.md"}, 3),
+        ("what medication does Ruth take", {"journal/2024-04-12.md", "journal/2024-01-21.md",
+                                            "journal/2024-02-11-utf16.md"}, 3),
+        ("ticket #2033", {"meetings/2023-07-11-sprint-review.md"}, 1),
+        ("room 3533", {"meetings/2023-10-03-q4-planning.md"}, 1),
+        ("Café Müller", {"journal/2023-09-02-cafe-latin1.md"}, 1),
+        ("what does March Lindqvist do", {"meetings/2024-03-20-harbor-kickoff.md", "journal/2024-03-16.md",
+                                          "projects/harbor.md"}, 3),
+        ("what did Alice Moreau propose for the settings screen", {"meetings/2024-06-04-beacon-redesign.md"}, 2),
+        ("who is the cardiologist", {"journal/2024-04-12.md"}, 3),
+    ],
+)
+def test_ask_returns_the_right_drawer(sample_palace, question, expected, n):
+    result = sample_palace.ask(question, now=NOW)
+    assert expected & set(top_paths(result, n)), (question, top_paths(result, 5))
+
+
+def test_date_window_from_the_question_filters(sample_palace):
+    result = sample_palace.ask("what happened with the Harbor budget in Q3 2024", now=NOW)
+    assert result.plan.date_window == {"start": "2024-07-01", "end": "2024-10-01", "granularity": "quarter"}
+    assert result.plan.date_window_mode == "filter"
+    assert "meetings/2024-08-20-harbor-budget-revision.md" in top_paths(result, 3)
+    assert all(hit.date >= "2024-07-01" or "2024" in hit.snippet for hit in result.results)
+    assert "harbor" in result.plan.terms and "q3" not in result.plan.terms
+
+
+def test_month_window(sample_palace):
+    result = sample_palace.ask("what did we decide in March 2024", now=NOW)
+    assert result.plan.date_window["start"] == "2024-03-01" and result.plan.date_window["end"] == "2024-04-01"
+    assert result.results and all(hit.path for hit in result.results)
+
+
+def test_march_lindqvist_is_an_entity_not_a_month(sample_palace):
+    result = sample_palace.ask("what does March Lindqvist do", now=NOW)
+    assert result.plan.date_window is None
+    assert any(e["name"] == "March Lindqvist" for e in result.plan.entities)
+
+
+def test_explicit_since_until_filter(sample_palace):
+    result = sample_palace.ask("Larkspur plan", since=dt.date(2025, 1, 1), until=dt.date(2025, 1, 31), now=NOW)
+    assert result.plan.date_window_source == "options"
+    assert result.results
+    for hit in result.results:
+        assert hit.date is None or "2025-01-01" <= hit.date <= "2025-01-31" or hit.why.date_window
+
+
+def test_wing_and_room_filters(sample_palace):
+    result = sample_palace.ask("Alice", room="projects", now=NOW)
+    assert result.results and {hit.room for hit in result.results} == {"projects"}
+    assert sample_palace.ask("Alice", wing="no-such-wing", now=NOW).results == ()
+
+
+def test_why_contributions_add_up_to_the_score(sample_palace):
+    result = sample_palace.ask("Larkspur Enterprise plan downgrade", now=NOW)
+    for hit in result.results:
+        assert math.isclose(sum(c.rrf for c in hit.why.retrievers), hit.score, rel_tol=1e-9)
+        assert {c.retriever for c in hit.why.retrievers} <= {"bm25", "vector", "graph", "date"}
+        assert hit.line_start <= hit.line_end
+
+
+def test_json_shape_is_stable(sample_palace):
+    data = json.loads(sample_palace.ask("who does Bob Okafor report to", now=NOW).to_json())
+    assert set(data) == {"question", "palace", "plan", "results", "elapsed_ms"}
+    assert set(data["plan"]) == {"terms", "date_window", "date_window_text", "date_window_source",
+                                 "date_window_mode", "entities", "weights", "notes"}
+    hit = data["results"][0]
+    assert set(hit) == {"rank", "drawer_id", "score", "path", "wing", "room", "line_start", "line_end", "date",
+                        "title", "heading_path", "snippet", "why"}
+    assert set(hit["why"]) == {"retrievers", "matched_terms", "matched_entities", "date_window"}
+    assert set(hit["why"]["retrievers"][0]) == {"retriever", "rank", "score", "weight", "rrf"}
+    assert any(e["name"] == "Bob Okafor" for e in data["plan"]["entities"])
+
+
+def test_query_path_does_not_load_spacy(mined_sample):
+    import subprocess
+    import sys
+
+    palace_dir, _ = mined_sample
+    code = (
+        "import sys; from palace.core import Palace\n"
+        f"p = Palace.open({str(palace_dir)!r}, create=False)\n"
+        "r = p.ask('Harbor budget')\n"
+        "assert r.results\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('spacy', 'thinc', 'torch')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -1,0 +1,95 @@
+"""The CLI: exit codes, error lines, JSON output, and the README documents every command."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from palace.cli.main import app
+
+runner = CliRunner()
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_status_without_a_palace_is_a_user_error(tmp_path):
+    result = runner.invoke(app, ["status", "--palace", str(tmp_path / "none")])
+    assert result.exit_code == 1
+    assert f"Error: no palace at {tmp_path / 'none'}" in result.output
+    assert "hint: run `palace mine DIR` first" in result.output
+
+
+def test_mine_a_missing_folder_is_a_user_error(tmp_path):
+    result = runner.invoke(app, ["mine", str(tmp_path / "nope"), "--palace", str(tmp_path / "p")])
+    assert result.exit_code == 1
+    assert f"Error: not a folder: {tmp_path / 'nope'}" in result.output
+
+
+def test_bad_usage_exits_2():
+    assert runner.invoke(app, ["ask"]).exit_code == 2
+
+
+def test_bad_date_option_is_a_user_error(mined_sample):
+    palace_dir, _ = mined_sample
+    result = runner.invoke(app, ["ask", "budget", "--since", "not a date", "--palace", str(palace_dir)])
+    assert result.exit_code == 1
+    assert "Error: --since: cannot read a date from 'not a date'" in result.output
+
+
+def test_mine_ask_status_end_to_end(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-04-12.md").write_text("# Council sync\n\nThe council approved travel grants for RustConf speakers.\n")
+    palace = str(tmp_path / "palace")
+    mined = runner.invoke(app, ["mine", str(notes), "--palace", palace])
+    assert mined.exit_code == 0, mined.output
+    assert "files: 1 indexed, 0 unchanged, 0 skipped, 0 failed" in mined.output
+    assert re.search(r"elapsed: [\d.]+ s\s+words: \d+\s+words/s: [\d,]+", mined.output)
+    asked = runner.invoke(app, ["ask", "travel grants", "--palace", palace, "--json"])
+    assert asked.exit_code == 0, asked.output
+    data = json.loads(asked.output)
+    assert data["results"][0]["path"] == "2024-04-12.md"
+    assert data["results"][0]["line_start"] == 1
+    shown = runner.invoke(app, ["ask", "travel grants", "--palace", palace])
+    assert "1. 2024-04-12.md:1-3" in shown.output and "why: " in shown.output
+    status = runner.invoke(app, ["status", "--palace", palace, "--json"])
+    assert json.loads(status.output)["files"] == {"indexed": 1, "skipped": 0, "failed": 0}
+
+
+def test_readme_documents_every_command():
+    text = README.read_text()
+    for command in app.registered_commands:
+        name = command.name or command.callback.__name__
+        assert f"palace {name}" in text, name
+
+
+def test_readme_json_fields_match_the_result_dataclasses():
+    from dataclasses import fields
+
+    from palace.query import AskResult, Hit, PlanSummary, Why
+    from palace.status import StatusReport
+
+    text = README.read_text()
+    for cls in (AskResult, Hit, PlanSummary, Why, StatusReport):
+        for field in fields(cls):
+            assert f"`{field.name}`" in text, f"{cls.__name__}.{field.name} is not documented in the README"
+
+
+def test_help_and_status_import_neither_spacy_nor_chromadb(mined_sample):
+    import subprocess
+    import sys
+
+    palace_dir, _ = mined_sample
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from palace.cli.main import app\n"
+        "r = CliRunner()\n"
+        "assert r.invoke(app, ['--help']).exit_code == 0\n"
+        f"assert r.invoke(app, ['status', '--palace', {str(palace_dir)!r}]).exit_code == 0\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'spacy', 'chromadb', 'onnxruntime', 'torch'}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
