@@ -16,7 +16,7 @@ DEFAULT_DIRNAME = ".palace"
 NOTE_SUFFIXES = frozenset({".md", ".markdown", ".txt"})
 
 #: Files larger than this are recorded as skipped ("too large"), in bytes.
-MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_FILE_BYTES = 100 * 1024 * 1024
 
 
 def resolve_palace_path(explicit: str | os.PathLike[str] | None = None) -> Path:

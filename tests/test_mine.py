@@ -207,3 +207,20 @@ def test_model_recorded_and_mismatch_is_a_clear_error(tmp_path):
         with pytest.raises(ModelMismatch) as info:
             palace.ask("Alice")
     assert "fake" in info.value.message and info.value.hint
+
+
+def test_a_file_longer_than_spacys_max_length_is_split_not_failed(tmp_path, monkeypatch):
+    from palace.nlp.pipeline import load_pipeline
+
+    nlp = load_pipeline()
+    monkeypatch.setattr(nlp, "max_length", 5_000)
+    root = tmp_path / "notes"
+    root.mkdir()
+    paragraph = "Alice Chen met Bob Okafor in London to talk about the Harbor budget. " * 4
+    (root / "2024-05-01.md").write_text("# Long log\n\n" + "\n\n".join(paragraph for _ in range(60)))
+    assert len((root / "2024-05-01.md").read_text()) > 3 * nlp.max_length
+    with Palace.open(tmp_path / "palace") as palace:
+        report = palace.mine(root)
+        assert (report.indexed, report.failed) == (1, 0)
+        assert report.drawers > 3
+        assert palace.conn.execute("SELECT count(*) FROM mentions").fetchone()[0] > 100
