@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 #: Tokens of the embedder's window kept free for the title and heading path prefix.
 PREFIX_TOKENS = 32
-EMBED_BATCH = 64
+EMBED_BATCH = 64  # drawers per Chroma upsert and per queue item
 
 
 @dataclass(frozen=True)
@@ -239,7 +239,7 @@ def mine(
         done(FileOutcome(row["path"], "deleted", "no longer under the root"))
 
     embedded_count = [0]
-    worker = _EmbedWorker(palace)
+    worker = _EmbedWorker(palace, _one_core(embedder))
     worker.start()
     worker.submit(_unembedded(conn))  # leftovers of an earlier, interrupted run
     try:
@@ -523,69 +523,87 @@ def _unembedded(conn, file_id: int | None = None) -> list[tuple[str, str, str, d
 
 
 class _EmbedWorker:
-    """Embeds drawers on a thread of its own and writes them to Chroma, then marks them.
+    """Embeds drawers and writes their vectors to Chroma, then marks them ``embedded``.
 
-    It owns a second SQLite connection (WAL lets it write beside the main thread).
+    A thread of its own embeds while the main thread runs spaCy (onnxruntime releases the
+    GIL; each session runs on one core, so the two never fight over the same core). When
+    spaCy is done, :meth:`finish` has the main thread take batches from the same queue, so
+    both cores embed the tail. Each consumer writes through its own SQLite connection (WAL).
     """
 
-    def __init__(self, palace: "Palace") -> None:
+    def __init__(self, palace: "Palace", embedder) -> None:
         self.palace = palace
+        self.embedder = embedder
         self.queue: "queue.Queue[list | None]" = queue.Queue()
         self.thread = threading.Thread(target=self._run, name="palace-embed", daemon=True)
         self.error: BaseException | None = None
         self.count = 0
+        self._lock = threading.Lock()
 
     def start(self) -> None:
         self.thread.start()
 
     def submit(self, items: list) -> None:
-        if items:
-            self.queue.put(items)
+        for i in range(0, len(items), EMBED_BATCH):
+            self.queue.put(items[i:i + EMBED_BATCH])
 
     def finish(self) -> int:
-        """Wait for all submitted drawers; re-raise the worker's error, if any."""
+        """Embed what is left with both threads; re-raise the worker's error, if any."""
         self.queue.put(None)
-        self.thread.join()
+        try:
+            while self.error is None:
+                batch = self.queue.get()
+                if batch is None:
+                    self.queue.put(None)  # leave the sentinel for the worker
+                    break
+                self._embed(self.palace.conn, batch)
+        finally:
+            self.thread.join()
         if self.error is not None:
             raise self.error
         return self.count
 
     def _run(self) -> None:
         conn = store.connect(self.palace.path)
-        buffer: list = []
         try:
             while True:
-                items = self.queue.get()
-                if items is None:
+                batch = self.queue.get()
+                if batch is None:
+                    self.queue.put(None)  # the main thread may still be waiting for it
                     break
-                buffer.extend(items)
-                while len(buffer) >= EMBED_BATCH * 4 or (buffer and self.queue.empty()):
-                    batch, buffer = buffer[: EMBED_BATCH * 4], buffer[EMBED_BATCH * 4:]
-                    self._embed(conn, batch)
-            if buffer:
-                self._embed(conn, buffer)
+                self._embed(conn, batch)
         except BaseException as exc:  # surfaced by finish()
             self.error = exc
-            while self.queue.get() is not None:
-                pass
         finally:
             conn.close()
 
     def _embed(self, conn: sqlite3.Connection, batch: list) -> None:
+        import numpy as np
+
         vectors_index = self.palace.vectors
         known = vectors_index.vectors_by_embed_hash([item[2] for item in batch])
         missing = [item for item in batch if item[2] not in known]
         if missing:
-            fresh = self.palace.embedder.embed([item[1] for item in missing])
+            fresh = self.embedder.embed([item[1] for item in missing])
             for item, vector in zip(missing, fresh):
                 known[item[2]] = vector
-            self.count += len(missing)
-        import numpy as np
-
+            with self._lock:
+                self.count += len(missing)
         vectors = np.stack([known[item[2]] for item in batch])
         vectors_index.upsert([item[0] for item in batch], vectors, [item[3] for item in batch])
         with store.transaction(conn):
             conn.executemany("UPDATE drawers SET embedded = 1 WHERE id = ?", [(item[0],) for item in batch])
+
+
+def _one_core(embedder):
+    """The mining copy of an ONNX embedder: one onnxruntime thread per session, so the
+    embedding thread and spaCy each keep a core (measured: two threads per session while
+    spaCy runs make both slower)."""
+    from palace.embedding import OnnxEmbedder
+
+    if isinstance(embedder, OnnxEmbedder) and embedder.intra_op_num_threads is None:
+        return OnnxEmbedder(embedder.model_dir, batch_size=embedder.batch_size, intra_op_num_threads=1)
+    return embedder
 
 
 def _flush_tombstones(palace: "Palace") -> None:

@@ -8,6 +8,7 @@ never asked to embed anything: palace passes the vectors it computed.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -34,9 +35,18 @@ class VectorIndex:
         self.path = palace_dir / CHROMA_DIRNAME
         self._client: "chromadb.ClientAPI | None" = None
         self._collection: Any = None
+        self._lock = threading.Lock()
 
     @property
     def collection(self) -> Any:
+        """The Chroma collection, opened on first use (thread-safe: Chroma's client cache
+        is not, so two threads opening it at once fail)."""
+        if self._collection is not None:
+            return self._collection
+        with self._lock:
+            return self._open()
+
+    def _open(self) -> Any:
         if self._collection is None:
             quiet_third_parties()
             import chromadb
