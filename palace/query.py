@@ -150,13 +150,15 @@ def ask(
         RankedList("bm25", weights["bm25"], _bm25(conn, plan.terms, allowed)),
         RankedList("vector", weights["vector"], _vector(palace, question, allowed)),
     ]
+    entity_names: dict[str, tuple[str, ...]] = {}
     if plan.entities:
-        lists.append(RankedList("graph", weights["graph"], _graph(conn, plan.entities, allowed, lists)))
+        graph_items, entity_names = _graph(conn, plan.entities, allowed, lists)
+        lists.append(RankedList("graph", weights["graph"], graph_items))
     if tiers and window_mode == "filter":
         lists.append(RankedList("date", weights["date"], _date_list(conn, lists, tiers)))
     fused = fuse(lists)[:top_k]
 
-    hits = _hits(conn, fused, plan, window_mode)
+    hits = _hits(conn, fused, plan, window_mode, entity_names)
     summary = PlanSummary(
         terms=plan.terms,
         date_window=plan.window.to_json() if plan.window else None,
@@ -281,7 +283,9 @@ def _live_ids(conn, ids: list[str]) -> set[str]:
     return {r[0] for r in conn.execute(f"SELECT id FROM drawers WHERE id IN ({','.join('?' * len(ids))})", ids)}
 
 
-def _graph(conn, entities, allowed: set[int] | None, hybrid: list[RankedList]) -> tuple[tuple[str, float], ...]:
+def _graph(
+    conn, entities, allowed: set[int] | None, hybrid: list[RankedList]
+) -> tuple[tuple[tuple[str, float], ...], dict[str, tuple[str, ...]]]:
     """Drawers that mention the question's entities, found by NER mentions and by the
     entity's names and aliases as FTS phrases (NER misses some occurrences of a name it
     knows). More distinct entities first, then the best rank in the hybrid lists (so a
@@ -304,7 +308,7 @@ def _graph(conn, entities, allowed: set[int] | None, hybrid: list[RankedList]) -
     if allowed is not None:
         found = {r: v for r, v in found.items() if r in allowed}
     if not found:
-        return ()
+        return (), {}
     best: dict[str, int] = {}
     for ranked in hybrid:
         for position, (doc_id, _) in enumerate(ranked.items, start=1):
@@ -320,9 +324,11 @@ def _graph(conn, entities, allowed: set[int] | None, hybrid: list[RankedList]) -
         hits = found[row["rowid"]]
         return (-len(hits), best.get(row["id"], 10**6), -sum(hits.values()), row["date_start"] or "", row["id"])
     rows.sort(key=key)
-    return tuple(
+    ranked = tuple(
         (r["id"], len(found[r["rowid"]]) + sum(found[r["rowid"]].values()) / 100.0) for r in rows[:CANDIDATES]
     )
+    names = {r["id"]: tuple(sorted(entities[i].name for i in found[r["rowid"]])) for r in rows[:CANDIDATES]}
+    return ranked, names
 
 
 def _snippet(text: str, terms: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
@@ -336,7 +342,7 @@ def _snippet(text: str, terms: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     return prefix + piece + suffix, found
 
 
-def _hits(conn, fused, plan: Plan, window_mode: str) -> list[Hit]:
+def _hits(conn, fused, plan: Plan, window_mode: str, entity_names: dict[str, tuple[str, ...]]) -> list[Hit]:
     if not fused:
         return []
     ids = [d for d, _, _ in fused]
@@ -348,15 +354,6 @@ def _hits(conn, fused, plan: Plan, window_mode: str) -> list[Hit]:
             ids,
         )
     }
-    entity_ids = {i: e.name for e in plan.entities for i in e.entity_ids}
-    mentioned: dict[str, set[str]] = {}
-    if entity_ids:
-        for r in conn.execute(
-            f"SELECT drawer_id, entity_id FROM mentions WHERE drawer_id IN ({','.join('?' * len(ids))})"
-            f" AND entity_id IN ({','.join('?' * len(entity_ids))})",
-            [*ids, *entity_ids],
-        ):
-            mentioned.setdefault(r["drawer_id"], set()).add(entity_ids[r["entity_id"]])
     window = f"{plan.window} [{window_mode}]" if plan.window else None
     hits = []
     for rank, (drawer, score, parts) in enumerate(fused, start=1):
@@ -378,7 +375,7 @@ def _hits(conn, fused, plan: Plan, window_mode: str) -> list[Hit]:
                 title=row["title"] or "",
                 heading_path=tuple(json.loads(row["heading_path"])),
                 snippet=snippet,
-                why=Why(parts, matched, tuple(sorted(mentioned.get(drawer, ()))), window),
+                why=Why(parts, matched, entity_names.get(drawer, ()), window),
             )
         )
     return hits
