@@ -12,8 +12,11 @@ from palace.cli.main import PalaceOption, app, guarded
 from palace.errors import UsageError
 
 
-def parse_day(value: str | None, option: str) -> dt.date | None:
-    """Parse an option's date (ISO ``YYYY-MM-DD``, or any form palace reads in notes)."""
+def parse_day(value: str | None, option: str, *, end: bool = False, now: dt.date | None = None) -> dt.date | None:
+    """Parse an option's day: ISO ``YYYY-MM-DD``, or any form palace reads in questions
+    (``2024``, ``Q3 2024``, ``last month``; relative to ``now``). A period gives its first
+    day, or its last day with ``end=True`` (``--until 2024`` means through 2024-12-31).
+    Raises :class:`UsageError` when nothing in ``value`` is a date."""
     if not value:
         return None
     try:
@@ -22,10 +25,14 @@ def parse_day(value: str | None, option: str) -> dt.date | None:
         pass
     from palace.nlp.dates import find_date_window
 
-    found = find_date_window(value, dt.date.today())
-    if found is None:
+    found = find_date_window(value, now or dt.date.today())
+    if found is None or found[1].strip().lower() not in value.strip().lower():
         raise UsageError(f"{option}: cannot read a date from {value!r}", hint="use YYYY-MM-DD, e.g. 2024-04-12")
-    return found[0].start
+    interval, text = found
+    leftover = value.strip().lower().replace(text.strip().lower(), "", 1).strip(" ,.")
+    if leftover:
+        raise UsageError(f"{option}: cannot read a date from {value!r}", hint="use YYYY-MM-DD, e.g. 2024-04-12")
+    return interval.end - dt.timedelta(days=1) if end else interval.start
 
 
 @app.command()
@@ -44,8 +51,9 @@ def ask(
     """Ask the palace a question; get cited drawers and why each was returned."""
     from palace.core import Palace
 
-    since_day, until_day = parse_day(since, "--since"), parse_day(until, "--until")
     now_day = parse_day(now, "--now")
+    since_day = parse_day(since, "--since", now=now_day)
+    until_day = parse_day(until, "--until", end=True, now=now_day)
     with Palace.open(palace_dir, create=False) as palace:
         result = palace.ask(question, top_k=top_k, wing=wing, room=room, since=since_day, until=until_day, now=now_day)
     if as_json:
@@ -68,6 +76,8 @@ def render(result) -> None:
                      f"{' ' + repr(plan.date_window_text) if plan.date_window_text else ''}) [{plan.date_window_mode}]")
     if plan.entities:
         parts.append("entities " + ", ".join(f"{e['name']} ({'/'.join(e['types'])}) [boost]" for e in plan.entities))
+    if plan.identifiers:
+        parts.append("identifiers " + " ".join(plan.identifiers) + " [exact]")
     parts.append("terms " + " ".join(plan.terms) if plan.terms else "no terms")
     out.print("[dim]plan:[/] " + escape("; ".join(parts)))
     for note in plan.notes:
@@ -84,7 +94,7 @@ def render(result) -> None:
         heading = " › ".join(hit.heading_path)
         out.print(
             f"\n[bold]{hit.rank}.[/] [cyan]{escape(hit.path)}:{hit.line_start}-{hit.line_end}[/]"
-            f"  [dim]{hit.wing}/{hit.room}  {hit.date or ''}  score {hit.score:.4f}[/]"
+            f"  [dim]{escape(hit.wing)}/{escape(hit.room)}  {hit.date or ''}  score {hit.score:.4f}[/]"
         )
         if heading:
             out.print(f"   [dim]{escape(heading)}[/]")

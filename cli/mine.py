@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 
 from palace.cli.main import PalaceOption, app, guarded
+from palace.errors import UsageError
 
 
 @app.command()
@@ -22,10 +23,13 @@ def mine(
 ) -> None:
     """Mine PATH into the palace: drawers, entities, dates, facts, vectors."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from palace.core import Palace
 
+    if not path.expanduser().is_dir():
+        raise UsageError(f"not a folder: {path}", hint="give `palace mine` a folder of notes")
     err = Console(stderr=True)
     with Palace.open(palace_dir) as palace:
         progress = Progress(
@@ -40,8 +44,11 @@ def mine(
 
         def on_file(outcome) -> None:
             state["drawers"] += outcome.drawers
-            progress.update(state["task"], advance=1, current=outcome.path[-50:],
+            state["files"] = state.get("files", 0) + 1
+            progress.update(state["task"], advance=1, current=escape(outcome.path[-50:]),
                             rate=f"{state['drawers']} drawers")
+            if not err.is_terminal and not as_json and state["files"] % 50 == 0:
+                err.print(f"mining: {state['files']} paths done, {state['drawers']} drawers", highlight=False)
 
         with progress:
             report = palace.mine(path, wing=wing, on_file=on_file, on_start=on_start)
@@ -50,7 +57,7 @@ def mine(
         return
     out = Console()
     out.print(
-        f"[bold]{report.wing}[/] ← {report.root}\n"
+        f"[bold]{escape(report.wing)}[/] ← {escape(report.root)}\n"
         f"files: {report.indexed} indexed, {report.unchanged} unchanged, {report.skipped} skipped, "
         f"{report.failed} failed, {report.deleted} deleted\n"
         f"drawers: {report.drawers} ({report.new_drawers} new, {report.embedded} embedded)   "
@@ -60,6 +67,8 @@ def mine(
     )
     failed = [o for o in report.outcomes if o.status == "failed"]
     for outcome in failed[:20]:
-        out.print(f"[red]failed[/] {outcome.path}: {outcome.reason}", highlight=False)
+        out.print(f"[red]failed[/] {escape(outcome.path)}: {escape(outcome.reason)}", highlight=False)
+    if report.indexed + report.unchanged == 0:
+        out.print("[yellow]no notes found[/] (palace reads .md, .markdown and .txt files)")
     if report.skipped:
         out.print("[dim]`palace status` lists skipped files and why.[/]")

@@ -19,6 +19,7 @@ def status(
 ) -> None:
     """Show the palace: where it is, its model, counts, and files skipped or failed (and why)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from palace.core import Palace
@@ -45,5 +46,6 @@ def status(
         table = Table("wing", "path", "state", "reason", box=None, pad_edge=False)
         for s in rows:
             colour = {"indexed": "green", "skipped": "yellow", "failed": "red"}.get(s.status, "")
-            table.add_row(s.wing, s.path, f"[{colour}]{s.status}[/]", s.reason or f"{s.drawers} drawers")
+            table.add_row(escape(s.wing), escape(s.path), f"[{colour}]{s.status}[/]",
+                          escape(s.reason) or f"{s.drawers} drawer{'s' if s.drawers != 1 else ''}")
         out.print(table)

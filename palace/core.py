@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 from palace import store
 from palace.config import quiet_third_parties, resolve_palace_path
-from palace.errors import ModelMismatch, PalaceNotFound
+from palace.errors import ModelMismatch, PalaceNotFound, UsageError
 from palace.vectors import VectorIndex
 
 if TYPE_CHECKING:
@@ -45,6 +45,8 @@ class Palace:
         """
         quiet_third_parties()
         resolved = resolve_palace_path(path)
+        if resolved.exists() and not resolved.is_dir():
+            raise UsageError(f"the palace path {resolved} is a file, not a folder", hint="pass --palace DIR")
         if not create and not (resolved / store.DB_FILENAME).exists():
             raise PalaceNotFound(
                 f"no palace at {resolved}", hint="run `palace mine DIR` first, or pass --palace"

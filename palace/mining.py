@@ -113,15 +113,17 @@ def room_of(rel: str) -> str:
     return parts[0] if len(parts) > 1 else "."
 
 
-def drawer_id(wing: str, rel: str, doc_date: dt.date, text_hash: str, occurrence: int) -> str:
+def drawer_id(wing: str, rel: str, doc_date: dt.date | None, text_hash: str, occurrence: int) -> str:
     """Deterministic drawer id (20 hex chars of SHA-256).
 
     Built from the wing, the path, the document date, the text's hash and which occurrence
     of that text in the file it is: stable while the text is unchanged (an edit elsewhere
     in the file keeps it), distinct when the same text stands twice in one file or in two
-    files.
+    files. A note dated by its mtime passes ``None`` (every edit moves the mtime; its
+    drawers' dates are updated in place instead), so editing it keeps the drawers it kept.
     """
-    key = f"{wing}\x1f{rel}\x1f{doc_date.isoformat()}\x1f{text_hash}\x1f{occurrence}"
+    day = doc_date.isoformat() if doc_date else "-"
+    key = f"{wing}\x1f{rel}\x1f{day}\x1f{text_hash}\x1f{occurrence}"
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:20]
 
 
@@ -168,8 +170,9 @@ def mine(
         raise UsageError(f"not a folder: {root}", hint="give `palace mine` a folder of notes")
     root = root.resolve()
     wing = wing or root.name or "root"
-    palace.check_model(record=True)
     conn = palace.conn
+    _check_wing_root(conn, wing, root)
+    palace.check_model(record=True)
     on_file = on_file or (lambda outcome: None)
 
     decisions = list(walk(root, PathFilter(root)))
@@ -193,7 +196,12 @@ def mine(
         rel = decision.path + ("/" if decision.is_dir else "")
         seen.add(rel)
         if decision.action == "skip":
-            _record_file(conn, wing, root, rel, "skipped", decision.reason, known.get(rel))
+            previous = known.get(rel)
+            if previous is not None and previous["status"] == "indexed":
+                # a note ignored after it was mined leaves search, as a deleted one does
+                with store.transaction(conn):
+                    _forget_drawers(conn, previous, reason=f"file now skipped: {decision.reason}")
+            _record_file(conn, wing, root, rel, "skipped", decision.reason, previous)
             done(FileOutcome(rel, "skipped", decision.reason))
             continue
         path = root / decision.path
@@ -288,6 +296,22 @@ def mine(
     )
 
 
+def _check_wing_root(conn, wing: str, root: Path) -> None:
+    """A wing holds one root folder. Mining another folder of the same name into it would
+    delete the first folder's drawers, so it is refused with a hint; a wing whose old root
+    no longer exists (the folder was moved) follows it to the new place."""
+    roots = [r[0] for r in conn.execute("SELECT DISTINCT root FROM files WHERE wing = ?", (wing,))]
+    others = [r for r in roots if r != str(root) and Path(r).exists()]
+    if others:
+        raise UsageError(
+            f"the wing {wing!r} already holds {others[0]}, not {root}",
+            hint=f"pass --wing NAME to mine {root} as a wing of its own",
+        )
+    if roots and str(root) not in roots:
+        with store.transaction(conn):
+            conn.execute("UPDATE files SET root = ? WHERE wing = ?", (str(root), wing))
+
+
 def _prepare(conn, wing, rel, note: Note, previous, embedder, max_tokens) -> _Pending:
     chunks = chunk_markdown(
         note.text, body_start=note.body_start, count_tokens=embedder.count_tokens, max_tokens=max_tokens
@@ -298,7 +322,7 @@ def _prepare(conn, wing, rel, note: Note, previous, embedder, max_tokens) -> _Pe
         text_hash = _sha(chunk.text)
         n = occurrences.get(text_hash, 0)
         occurrences[text_hash] = n + 1
-        ids.append(drawer_id(wing, rel, note.doc_date, text_hash, n))
+        ids.append(drawer_id(wing, rel, None if note.doc_date_source == "mtime" else note.doc_date, text_hash, n))
     existing: set[str] = set()
     if previous is not None:
         existing = {
@@ -310,6 +334,11 @@ def _prepare(conn, wing, rel, note: Note, previous, embedder, max_tokens) -> _Pe
 
 
 def _drawer_date(note: Note, chunk: Chunk) -> DateInterval:
+    """The drawer's date: the note's date, except in notes whose date is only a guess
+    (their first dated heading or their mtime), where a section under a dated heading
+    (a journal's ``## 2024-03-05``) takes that heading's date."""
+    if note.doc_date_source not in ("heading", "mtime"):
+        return DateInterval(note.doc_date, note.doc_date + dt.timedelta(days=1), "day")
     for heading in reversed(chunk.heading_path):
         day = first_dated_heading(f"# {heading}")
         if day is not None:
@@ -441,9 +470,10 @@ def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor
         when = _drawer_date(note, chunk)
         if did in item.keep:
             conn.execute(
-                "UPDATE drawers SET ordinal = ?, char_start = ?, char_end = ?, line_start = ?, line_end = ?"
-                " WHERE id = ?",
-                (chunk.ordinal, chunk.start, chunk.end, chunk.line_start, chunk.line_end, did),
+                "UPDATE drawers SET ordinal = ?, char_start = ?, char_end = ?, line_start = ?, line_end = ?,"
+                " date_start = ?, date_end = ? WHERE id = ?",
+                (chunk.ordinal, chunk.start, chunk.end, chunk.line_start, chunk.line_end,
+                 when.start.isoformat(), when.end.isoformat(), did),
             )
             continue
         prefix_text = embed_input(note.title, chunk.heading_path, chunk.text)

@@ -23,6 +23,7 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 
+from palace.errors import UsageError
 from palace.nlp.dates import DateInterval, find_date_window
 
 _WORD = re.compile(r"[\w][\w.&'’-]*", re.UNICODE)
@@ -60,6 +61,7 @@ class Plan:
     window_source: str = ""  # "question", "options" or ""
     window_mode: str = "none"  # "filter", "boost" or "none"
     entities: tuple[EntityMatch, ...] = ()
+    identifiers: tuple[str, ...] = ()
     weights: dict[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
@@ -72,6 +74,21 @@ def query_terms(question: str) -> tuple[str, ...]:
         if len(word) > 1 and word not in STOPWORDS and word not in terms:
             terms.append(word)
     return tuple(terms)
+
+
+_IDENTIFIER = re.compile(r"[#@][\w-]+|\b\w*\d\w*\b|\b\w+(?:[_/.]\w+)+\b")
+
+
+def identifier_terms(text: str) -> tuple[str, ...]:
+    """Identifier-shaped tokens: ``#2033``, ``@alice``, ``3533``, ``v1.2``, ``foo_bar``,
+    ``src/main.rs`` — returned as the words FTS5 indexes (``#2033`` → ``2033``)."""
+    out: list[str] = []
+    for match in _IDENTIFIER.finditer(text):
+        for word in re.findall(r"\w+", match.group(0)):
+            if word.lower() not in out and (any(ch.isdigit() for ch in word) or match.group(0)[0] in "#@"
+                                             or any(ch in match.group(0) for ch in "_/.")):
+                out.append(word.lower())
+    return tuple(out)
 
 
 def match_entities(
@@ -108,6 +125,7 @@ def match_entities(
         f"SELECT a.key, a.source, e.id, e.name, e.type,"
         f" (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
         f" FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE a.key IN ({placeholders})"
+        f" AND (e.type = 'CONCEPT' OR EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = e.id))"
         f" ORDER BY n DESC",
         list(candidates),
     ).fetchall()
@@ -146,8 +164,12 @@ def plan_question(
     window, window_text, source = None, "", ""
     window_span: tuple[int, int] | None = None
     if since or until:
-        start = since or dt.date(1, 1, 1)
-        end = (until + dt.timedelta(days=1)) if until else dt.date(9999, 12, 31)
+        if since and until and since > until:
+            raise UsageError(
+                f"--since {since} is after --until {until}", hint="give the earlier day to --since"
+            )
+        start = since or dt.date.min
+        end = until + dt.timedelta(days=1) if until and until < dt.date.max else dt.date.max
         window, source = DateInterval(start, end, "range"), "options"
     else:
         found = find_date_window(question, now)
@@ -162,8 +184,11 @@ def plan_question(
     entities = match_entities(conn, question, window_span)
     weights = {"bm25": 1.0, "vector": 1.0, "graph": 0.5 if entities else 0.0, "date": 0.5 if window else 0.0}
     outside = question if window_span is None else question[:window_span[0]] + " " + question[window_span[1]:]
-    if re.search(r"[#@]\w|\b\d{3,}\b|\w+[_/]\w+", outside):
-        weights["bm25"], weights["vector"] = 1.5, 0.6  # identifier-shaped: trust exact terms
+    identifiers = identifier_terms(outside)
+    if identifiers:
+        # identifier-shaped (ticket numbers, @handles, paths): MiniLM is poor at them
+        # (DESIGN.md), so trust exact terms and add the "exact" list
+        weights["bm25"], weights["vector"], weights["exact"] = 1.5, 0.5, 1.0
     return Plan(
         question=question,
         terms=terms,
@@ -172,5 +197,6 @@ def plan_question(
         window_source=source,
         window_mode="filter" if window else "none",
         entities=entities,
+        identifiers=identifiers,
         weights=weights,
     )

@@ -10,6 +10,7 @@ Retrievers (each a ranked list for :func:`palace.fusion.fuse`):
   exact scan of the allowed drawers when a filter leaves few);
 - ``graph``: drawers that mention the entities named in the question, ranked by how many of
   them they mention, then how often, then how recent;
+- ``exact`` (identifier-shaped questions): drawers holding every identifier, by BM25;
 - ``date`` (with a date window): the other lists' candidates in the window, drawers dated
   in it before drawers that only mention a date inside it.
 """
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from palace.errors import PalaceNotFound
+from palace.errors import PalaceNotFound, UsageError
 from palace.fusion import Contribution, RankedList, fuse
 from palace.planning import Plan, plan_question
 
@@ -78,6 +79,7 @@ class PlanSummary:
     date_window_source: str
     date_window_mode: str
     entities: tuple[dict, ...]
+    identifiers: tuple[str, ...]
     weights: dict[str, float]
     notes: tuple[str, ...]
 
@@ -123,12 +125,15 @@ def ask(
     """
     started = time.perf_counter()
     conn = palace.conn
+    if not question.strip():
+        raise UsageError("the question is empty", hint='ask in words, e.g. palace ask "what did we decide"')
     if conn.execute("SELECT count(*) FROM drawers").fetchone()[0] == 0:
         raise PalaceNotFound(f"the palace at {palace.path} holds no drawers", hint="run `palace mine DIR` first")
     palace.check_model()
     plan = plan_question(conn, question, now=now, since=since, until=until)
     notes = list(plan.notes)
 
+    _check_scope(conn, wing, room)
     scope_sql, scope_params = _scope(wing, room)
     allowed: set[int] | None = None
     if scope_sql:
@@ -154,6 +159,8 @@ def ask(
     if plan.entities:
         graph_items, entity_names = _graph(conn, plan.entities, allowed, lists)
         lists.append(RankedList("graph", weights["graph"], graph_items))
+    if plan.identifiers:
+        lists.append(RankedList("exact", weights["exact"], _exact(conn, plan.identifiers, allowed)))
     if tiers and window_mode == "filter":
         lists.append(RankedList("date", weights["date"], _date_list(conn, lists, tiers)))
     fused = fuse(lists)[:top_k]
@@ -170,6 +177,7 @@ def ask(
              "via": e.via, "use": "boost"}
             for e in plan.entities
         ),
+        identifiers=plan.identifiers,
         weights=weights,
         notes=tuple(notes),
     )
@@ -180,6 +188,22 @@ def ask(
         results=tuple(hits),
         elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
     )
+
+
+def _check_scope(conn, wing: str | None, room: str | None) -> None:
+    """An unknown wing or room is a user error that names the known ones."""
+    if wing:
+        wings = [r[0] for r in conn.execute("SELECT DISTINCT wing FROM files ORDER BY wing")]
+        if wing not in wings:
+            raise UsageError(f"no wing {wing!r} in this palace", hint=f"wings: {', '.join(wings)}")
+    if room:
+        sql, params = "SELECT DISTINCT room FROM files WHERE status = 'indexed'", []
+        if wing:
+            sql, params = sql + " AND wing = ?", [wing]
+        rooms = [r[0] for r in conn.execute(sql + " ORDER BY room", params)]
+        if room not in rooms:
+            raise UsageError(f"no room {room!r}{' in wing ' + repr(wing) if wing else ''}",
+                             hint=f"rooms: {', '.join(rooms)}")
 
 
 def _scope(wing: str | None, room: str | None) -> tuple[str, list]:
@@ -244,6 +268,17 @@ def _bm25(conn, terms, allowed: set[int] | None) -> tuple[tuple[str, float], ...
     ).fetchall()
     out = [(r["id"], -r["score"]) for r in rows if allowed is None or r["rowid"] in allowed]
     return tuple(out[:CANDIDATES])
+
+
+def _exact(conn, identifiers: tuple[str, ...], allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
+    """Drawers that contain every identifier of the question (``#2033`` → ``2033``), by BM25."""
+    query = " AND ".join('"' + t.replace('"', '""') + '"' for t in identifiers)
+    rows = conn.execute(
+        "SELECT d.id, d.rowid, bm25(drawers_fts, 2.0, 2.0, 1.0) AS score FROM drawers_fts"
+        " JOIN drawers d ON d.rowid = drawers_fts.rowid WHERE drawers_fts MATCH ? ORDER BY score LIMIT ?",
+        (query, CANDIDATES * 20),
+    ).fetchall()
+    return tuple((r["id"], -r["score"]) for r in rows if allowed is None or r["rowid"] in allowed)[:CANDIDATES]
 
 
 def _vector(palace: "Palace", question: str, allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
@@ -331,10 +366,20 @@ def _graph(
     return ranked, names
 
 
+def _stem(term: str) -> str:
+    """A crude prefix stem for showing matched terms (FTS5 matches with the Porter stemmer:
+    "take" finds "taking", "grants" finds "grant")."""
+    if term.isalpha():
+        for suffix in ("ing", "ed", "es", "s", "e"):
+            if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+                return term[: -len(suffix)]
+    return term
+
+
 def _snippet(text: str, terms: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     lowered = text.lower()
-    found = tuple(t for t in terms if re.search(rf"\b{re.escape(t)}", lowered))
-    first = min((lowered.find(t) for t in found if lowered.find(t) >= 0), default=0)
+    found = tuple(t for t in terms if re.search(rf"\b{re.escape(_stem(t))}", lowered))
+    first = min((lowered.find(_stem(t)) for t in found if lowered.find(_stem(t)) >= 0), default=0)
     start = max(0, first - SNIPPET_CHARS // 3)
     piece = " ".join(text[start:start + SNIPPET_CHARS].split())
     prefix = "…" if start > 0 else ""

@@ -8,6 +8,8 @@ import math
 
 import pytest
 
+from palace.errors import UsageError
+
 NOW = dt.date(2025, 6, 15)
 
 
@@ -70,14 +72,35 @@ def test_explicit_since_until_filter(sample_palace):
 def test_wing_and_room_filters(sample_palace):
     result = sample_palace.ask("Alice", room="projects", now=NOW)
     assert result.results and {hit.room for hit in result.results} == {"projects"}
-    assert sample_palace.ask("Alice", wing="no-such-wing", now=NOW).results == ()
+    with pytest.raises(UsageError) as info:
+        sample_palace.ask("Alice", wing="no-such-wing", now=NOW)
+    assert info.value.message == "no wing 'no-such-wing' in this palace" and info.value.hint == "wings: sample"
+    with pytest.raises(UsageError) as info:
+        sample_palace.ask("Alice", room="attic", now=NOW)
+    assert info.value.hint == "rooms: journal, meetings, projects"
+
+
+def test_empty_question_and_reversed_window_are_user_errors(sample_palace):
+    with pytest.raises(UsageError):
+        sample_palace.ask("   ")
+    with pytest.raises(UsageError) as info:
+        sample_palace.ask("Harbor", since=dt.date(2025, 1, 1), until=dt.date(2024, 1, 1))
+    assert "is after" in info.value.message
+    assert sample_palace.ask("Harbor", until=dt.date.max).results
+
+
+def test_identifier_questions_put_the_exact_match_first(sample_palace):
+    result = sample_palace.ask("ticket #2033", now=NOW)
+    assert result.plan.identifiers == ("2033",)
+    assert result.results[0].path == "meetings/2023-07-11-sprint-review.md"
+    assert "2033" in result.results[0].snippet
 
 
 def test_why_contributions_add_up_to_the_score(sample_palace):
     result = sample_palace.ask("Larkspur Enterprise plan downgrade", now=NOW)
     for hit in result.results:
         assert math.isclose(sum(c.rrf for c in hit.why.retrievers), hit.score, rel_tol=1e-9)
-        assert {c.retriever for c in hit.why.retrievers} <= {"bm25", "vector", "graph", "date"}
+        assert {c.retriever for c in hit.why.retrievers} <= {"bm25", "vector", "graph", "date", "exact"}
         assert hit.line_start <= hit.line_end
 
 
@@ -85,7 +108,7 @@ def test_json_shape_is_stable(sample_palace):
     data = json.loads(sample_palace.ask("who does Bob Okafor report to", now=NOW).to_json())
     assert set(data) == {"question", "palace", "plan", "results", "elapsed_ms"}
     assert set(data["plan"]) == {"terms", "date_window", "date_window_text", "date_window_source",
-                                 "date_window_mode", "entities", "weights", "notes"}
+                                 "date_window_mode", "entities", "identifiers", "weights", "notes"}
     hit = data["results"][0]
     assert set(hit) == {"rank", "drawer_id", "score", "path", "wing", "room", "line_start", "line_end", "date",
                         "title", "heading_path", "snippet", "why"}

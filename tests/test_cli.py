@@ -93,3 +93,16 @@ def test_help_and_status_import_neither_spacy_nor_chromadb(mined_sample):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_until_a_period_means_through_its_end_and_bad_paths_are_errors(mined_sample, tmp_path):
+    palace_dir, _ = mined_sample
+    result = runner.invoke(app, ["ask", "Harbor", "--until", "2024", "--palace", str(palace_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["plan"]["date_window"]["end"] == "2025-01-01"
+    odd = runner.invoke(app, ["ask", "Harbor", "--since", "soonish", "--palace", str(palace_dir)])
+    assert odd.exit_code == 1 and "cannot read a date" in odd.output
+    readme = runner.invoke(app, ["status", "--palace", str(README)])
+    assert readme.exit_code == 1 and f"Error: the palace path {README} is a file" in readme.output
+    missing = runner.invoke(app, ["mine", str(tmp_path / "nope"), "--palace", str(tmp_path / "p2")])
+    assert missing.exit_code == 1 and not (tmp_path / "p2").exists()

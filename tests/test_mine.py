@@ -224,3 +224,40 @@ def test_a_file_longer_than_spacys_max_length_is_split_not_failed(tmp_path, monk
         assert (report.indexed, report.failed) == (1, 0)
         assert report.drawers > 3
         assert palace.conn.execute("SELECT count(*) FROM mentions").fetchone()[0] > 100
+
+
+def test_a_note_ignored_after_mining_leaves_search(tmp_path):
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "secret.md").write_text("My bank PIN hint is flamingo.")
+    (root / "open.md").write_text("Nothing to hide here.")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root)
+        assert palace.ask("flamingo PIN").results[0].path == "secret.md"
+        (root / ".palaceignore").write_text("secret.md\n")
+        palace.mine(root)
+        assert all(hit.path != "secret.md" for hit in palace.ask("flamingo PIN").results)
+        assert palace.conn.execute("SELECT count(*) FROM drawers WHERE text LIKE '%flamingo%'").fetchone()[0] == 0
+        assert palace.vectors.count() == palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
+
+
+def test_two_folders_of_one_name_never_share_a_wing(tmp_path):
+    from palace.errors import UsageError
+
+    first, second = tmp_path / "a" / "notes", tmp_path / "b" / "notes"
+    for folder, word in ((first, "aardvark"), (second, "bison")):
+        folder.mkdir(parents=True)
+        (folder / "n.md").write_text(f"A note about the {word}.")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(first)
+        with pytest.raises(UsageError) as info:
+            palace.mine(second)
+        assert "already holds" in info.value.message and "--wing" in info.value.hint
+        palace.mine(second, wing="notes-b")
+        assert palace.ask("aardvark").results[0].wing == "notes"
+        assert palace.ask("bison").results[0].wing == "notes-b"
+        moved = tmp_path / "c" / "notes"
+        moved.parent.mkdir()
+        first.rename(moved)  # a moved folder keeps its wing
+        report = palace.mine(moved)
+        assert (report.unchanged, report.deleted) == (1, 0)
