@@ -60,7 +60,7 @@ def mine(
         f"[bold]{escape(report.wing)}[/] ← {escape(report.root)}\n"
         f"files: {report.indexed} indexed, {report.unchanged} unchanged, {report.skipped} skipped, "
         f"{report.failed} failed, {report.deleted} deleted\n"
-        f"drawers: {report.drawers} ({report.new_drawers} new, {report.embedded} embedded)   "
+        f"drawers: {report.drawers} ({report.new_drawers} new, {report.embedded} vectors computed)   "
         f"entities: {report.entities}   facts: {report.facts}\n"
         f"elapsed: {report.elapsed_s:.1f} s   words: {report.words:,}   words/s: {report.words_per_s:,.0f}",
         highlight=False,
