@@ -206,6 +206,19 @@ def fuse(raw: Path, out: Path) -> None:
     opt.save_model_to_file(str(out))
 
 
+def _activation_probe(model, targets):
+    """The inputs of ``targets`` (their activations) and a session that outputs them."""
+    import onnx
+    from onnx import helper
+
+    acts = sorted({n.input[0] for n in targets})
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    for name in acts:
+        probe.graph.output.append(helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+    return acts, _session(probe.SerializeToString(), optimise=False)
+
+
 def _session(model, *, optimise: bool = True):
     import onnxruntime as ort
 
@@ -242,12 +255,7 @@ def smooth(fused: Path, out: Path, texts: list[str], tok, alpha: float) -> None:
     targets = [
         n for n in model.graph.node if n.op_type == "Attention" or (n.op_type == "MatMul" and n.input[1] in inits)
     ]
-    acts = sorted({n.input[0] for n in targets})
-    probe = onnx.ModelProto()
-    probe.CopyFrom(model)
-    for name in acts:
-        probe.graph.output.append(helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
-    sess = _session(probe.SerializeToString(), optimise=False)
+    acts, sess = _activation_probe(model, targets)
     amax: dict[str, np.ndarray] = {}
     for enc in tok.encode_batch(texts):
         for name, value in zip(acts, sess.run(acts, _feeds(enc.ids))):
@@ -367,12 +375,7 @@ def quantize_static(smoothed: Path, out: Path, texts: list[str], tok, float_ffn_
         if (n.op_type == "Attention" or (n.op_type == "MatMul" and n.input[1] in inits))
         and not any(f"/layer.{k}/output/dense/" in n.name for k in float_ffn_layers)
     ]
-    acts = sorted({n.input[0] for n in targets})
-    probe = onnx.ModelProto()
-    probe.CopyFrom(model)
-    for name in acts:
-        probe.graph.output.append(helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
-    sess = _session(probe.SerializeToString(), optimise=False)
+    acts, sess = _activation_probe(model, targets)
     lo = {a: 0.0 for a in acts}
     hi = {a: 0.0 for a in acts}
     for enc in tok.encode_batch(texts):
