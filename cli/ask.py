@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -67,7 +68,7 @@ def render(result) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    out = Console(highlight=False)
+    out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())  # no hard wraps in pipes
     plan = result.plan
     parts = []
     if plan.date_window:

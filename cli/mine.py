@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Optional
@@ -55,7 +56,7 @@ def mine(
     if as_json:
         typer.echo(json.dumps(asdict(report), indent=2, ensure_ascii=False))
         return
-    out = Console()
+    out = Console(soft_wrap=not sys.stdout.isatty())
     out.print(
         f"[bold]{escape(report.wing)}[/] ← {escape(report.root)}\n"
         f"files: {report.indexed} indexed, {report.unchanged} unchanged, {report.skipped} skipped, "
