@@ -119,8 +119,9 @@ def drawer_id(wing: str, rel: str, doc_date: dt.date | None, text_hash: str, occ
     Built from the wing, the path, the document date, the text's hash and which occurrence
     of that text in the file it is: stable while the text is unchanged (an edit elsewhere
     in the file keeps it), distinct when the same text stands twice in one file or in two
-    files. A note dated by its mtime passes ``None`` (every edit moves the mtime; its
-    drawers' dates are updated in place instead), so editing it keeps the drawers it kept.
+    files. A note dated only by its mtime or its first dated heading passes ``None`` (an
+    edit moves the mtime; a new entry on top of a journal changes its first heading), so
+    editing it keeps the drawers whose text it kept, with the dates they had.
     """
     day = doc_date.isoformat() if doc_date else "-"
     key = f"{wing}\x1f{rel}\x1f{day}\x1f{text_hash}\x1f{occurrence}"
@@ -223,7 +224,10 @@ def mine(
         try:
             note = read_note(path)
         except Unreadable as exc:
-            _forget_drawers(conn, previous, reason=f"file is now {exc.status}: {exc.reason}")
+            if exc.status == "skipped":  # binary or too large now: its old text leaves search
+                with store.transaction(conn):
+                    _forget_drawers(conn, previous, reason=f"file now skipped: {exc.reason}")
+            # a failure (permission, vanished mid-run) may pass: what was stored stays
             _record_file(conn, wing, root, rel, exc.status, exc.reason, previous)
             done(FileOutcome(rel, exc.status, exc.reason))
             continue
@@ -239,7 +243,11 @@ def mine(
             continue
         pending.append(item)
 
-    vanished = [row for rel, row in known.items() if rel not in seen]
+    unreadable = [d.path for d in decisions if d.is_dir and d.reason.startswith("unreadable folder")]
+    vanished = [
+        row for rel, row in known.items()
+        if rel not in seen and not any(u == "." or rel.startswith(u.rstrip("/") + "/") for u in unreadable)
+    ]
     for row in vanished:
         with store.transaction(conn):
             _forget_drawers(conn, row, reason="file deleted")
@@ -249,7 +257,9 @@ def mine(
     embedded_count = [0]
     worker = _EmbedWorker(palace, _one_core(embedder))
     worker.start()
-    worker.submit(_unembedded(conn))  # leftovers of an earlier, interrupted run
+    leftovers = _unembedded(conn)  # drawers an earlier, interrupted run did not embed
+    submitted = {item[0] for item in leftovers}
+    worker.submit(leftovers)
     try:
         extractor = Extractor()
         for item, failure in _run_nlp(extractor, pending):
@@ -264,7 +274,9 @@ def mine(
                 _record_file(conn, wing, root, item.rel, "failed", f"could not store: {exc}", known.get(item.rel))
                 done(FileOutcome(item.rel, "failed", f"could not store: {exc}"))
                 continue
-            worker.submit(_unembedded(conn, file_id))
+            fresh = [item for item in _unembedded(conn, file_id) if item[0] not in submitted]
+            submitted.update(item[0] for item in fresh)
+            worker.submit(fresh)
             done(FileOutcome(item.rel, "indexed", "", len(item.chunks), item.words))
     finally:
         embedded_count[0] = worker.finish()
@@ -322,13 +334,17 @@ def _prepare(conn, wing, rel, note: Note, previous, embedder, max_tokens) -> _Pe
         text_hash = _sha(chunk.text)
         n = occurrences.get(text_hash, 0)
         occurrences[text_hash] = n + 1
-        ids.append(drawer_id(wing, rel, None if note.doc_date_source == "mtime" else note.doc_date, text_hash, n))
-    existing: set[str] = set()
+        guessed = note.doc_date_source in ("mtime", "heading")
+        ids.append(drawer_id(wing, rel, None if guessed else note.doc_date, text_hash, n))
+    stored: dict[str, str] = {}
     if previous is not None:
-        existing = {
-            r[0] for r in conn.execute("SELECT id FROM drawers WHERE file_id = ?", (previous["id"],))
-        }
-    keep = existing & set(ids)
+        stored = dict(conn.execute("SELECT id, embed_hash FROM drawers WHERE file_id = ?", (previous["id"],)))
+    # a drawer is kept only if what it indexes is unchanged: its text and also the title
+    # and heading path that prefix it in FTS and in the embedder's input
+    keep = {
+        did for did, chunk in zip(ids, chunks)
+        if stored.get(did) == _sha(embed_input(note.title, chunk.heading_path, chunk.text))
+    }
     new = [i for i, did in enumerate(ids) if did not in keep]
     return _Pending(rel, room_of(rel), note, chunks, ids, keep, new, len(note.body.split()))
 
@@ -470,10 +486,9 @@ def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor
         when = _drawer_date(note, chunk)
         if did in item.keep:
             conn.execute(
-                "UPDATE drawers SET ordinal = ?, char_start = ?, char_end = ?, line_start = ?, line_end = ?,"
-                " date_start = ?, date_end = ? WHERE id = ?",
-                (chunk.ordinal, chunk.start, chunk.end, chunk.line_start, chunk.line_end,
-                 when.start.isoformat(), when.end.isoformat(), did),
+                "UPDATE drawers SET ordinal = ?, char_start = ?, char_end = ?, line_start = ?, line_end = ?"
+                " WHERE id = ?",
+                (chunk.ordinal, chunk.start, chunk.end, chunk.line_start, chunk.line_end, did),
             )
             continue
         prefix_text = embed_input(note.title, chunk.heading_path, chunk.text)

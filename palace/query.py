@@ -145,7 +145,7 @@ def ask(
         in_window = set(tiers) if allowed is None else set(tiers) & allowed
         if in_window or plan.window_source == "options":
             allowed = in_window
-            notes.append(f"date window {plan.window} filters: {len(in_window)} drawers in it")
+            notes.append(f"date window {plan.window} filters: {len(in_window)} drawer{'' if len(in_window) == 1 else 's'} in it")
         else:
             window_mode = "ignored"
             notes.append(f"no drawer falls in {plan.window}; the window was ignored")
@@ -153,7 +153,7 @@ def ask(
     weights = dict(plan.weights)
     lists = [
         RankedList("bm25", weights["bm25"], _bm25(conn, plan.terms, allowed)),
-        RankedList("vector", weights["vector"], _vector(palace, question, allowed)),
+        RankedList("vector", weights["vector"], _vector(palace, question, allowed, _chroma_where(wing, room))),
     ]
     entity_names: dict[str, tuple[str, ...]] = {}
     if plan.entities:
@@ -188,6 +188,14 @@ def ask(
         results=tuple(hits),
         elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
     )
+
+
+def _chroma_where(wing: str | None, room: str | None) -> dict | None:
+    clauses = [{"wing": wing}] if wing else []
+    clauses += [{"room": room}] if room else []
+    if len(clauses) > 1:
+        return {"$and": clauses}
+    return clauses[0] if clauses else None
 
 
 def _check_scope(conn, wing: str | None, room: str | None) -> None:
@@ -256,32 +264,43 @@ def _fts_query(terms: tuple[str, ...]) -> str:
     return " OR ".join(f'"{t}"' for t in safe)
 
 
+def _fts_ranked(conn, query: str, allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
+    """Run an FTS5 query ranked by BM25 (column weights title 2, heading 2, text 1), within
+    ``allowed`` rowids when given (filtered in SQL, so a small scope never loses its hits
+    to the rest of the palace)."""
+    sql = (
+        "SELECT d.id, bm25(drawers_fts, 2.0, 2.0, 1.0) AS score FROM drawers_fts"
+        " JOIN drawers d ON d.rowid = drawers_fts.rowid WHERE drawers_fts MATCH ?"
+    )
+    params: list = [query]
+    if allowed is not None:
+        sql += " AND drawers_fts.rowid IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps(sorted(allowed)))
+    rows = conn.execute(sql + " ORDER BY score LIMIT ?", (*params, CANDIDATES)).fetchall()
+    return tuple((r["id"], -r["score"]) for r in rows)
+
+
 def _bm25(conn, terms, allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
     query = _fts_query(terms)
-    if not query:
+    if not query or allowed is not None and not allowed:
         return ()
-    limit = CANDIDATES if allowed is None else CANDIDATES * 20
-    rows = conn.execute(
-        "SELECT d.id, d.rowid, bm25(drawers_fts, 2.0, 2.0, 1.0) AS score FROM drawers_fts"
-        " JOIN drawers d ON d.rowid = drawers_fts.rowid WHERE drawers_fts MATCH ? ORDER BY score LIMIT ?",
-        (query, limit),
-    ).fetchall()
-    out = [(r["id"], -r["score"]) for r in rows if allowed is None or r["rowid"] in allowed]
-    return tuple(out[:CANDIDATES])
+    return _fts_ranked(conn, query, allowed)
 
 
 def _exact(conn, identifiers: tuple[str, ...], allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
     """Drawers that contain every identifier of the question (``#2033`` → ``2033``), by BM25."""
+    if allowed is not None and not allowed:
+        return ()
     query = " AND ".join('"' + t.replace('"', '""') + '"' for t in identifiers)
-    rows = conn.execute(
-        "SELECT d.id, d.rowid, bm25(drawers_fts, 2.0, 2.0, 1.0) AS score FROM drawers_fts"
-        " JOIN drawers d ON d.rowid = drawers_fts.rowid WHERE drawers_fts MATCH ? ORDER BY score LIMIT ?",
-        (query, CANDIDATES * 20),
-    ).fetchall()
-    return tuple((r["id"], -r["score"]) for r in rows if allowed is None or r["rowid"] in allowed)[:CANDIDATES]
+    return _fts_ranked(conn, query, allowed)
 
 
-def _vector(palace: "Palace", question: str, allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
+def _vector(
+    palace: "Palace", question: str, allowed: set[int] | None, where: dict | None = None
+) -> tuple[tuple[str, float], ...]:
+    """Nearest drawers by cosine similarity. A scope of up to :data:`EXACT_SCAN_LIMIT`
+    drawers is scanned exactly; a larger one asks Chroma with ``where`` (wing/room) for
+    5 × :data:`CANDIDATES` and keeps those in scope."""
     vector = palace.embedder.embed([question])[0]
     if allowed is not None:
         if not allowed:
@@ -296,7 +315,7 @@ def _vector(palace: "Palace", question: str, allowed: set[int] | None) -> tuple[
             order = np.argsort(-sims)[:CANDIDATES]
             return tuple((got["ids"][i], float(sims[i])) for i in order)
         wanted = set(ids)
-        found = palace.vectors.query(vector, CANDIDATES * 5)
+        found = palace.vectors.query(vector, CANDIDATES * 5, where=where)
         return tuple((d, 1.0 - dist) for d, dist in found if d in wanted)[:CANDIDATES]
     found = palace.vectors.query(vector, CANDIDATES)
     live = _live_ids(palace.conn, [d for d, _ in found])

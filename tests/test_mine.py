@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
+import json
 
 import pytest
 
@@ -261,3 +262,55 @@ def test_two_folders_of_one_name_never_share_a_wing(tmp_path):
         first.rename(moved)  # a moved folder keeps its wing
         report = palace.mine(moved)
         assert (report.unchanged, report.deleted) == (1, 0)
+
+
+def test_a_new_title_or_heading_reindexes_the_drawers_under_it(tmp_path):
+    root = tmp_path / "notes"
+    root.mkdir()
+    body = "\n\n".join(f"Paragraph {i} about the harbour crane schedule and its tides." for i in range(40))
+    (root / "plan.md").write_text(f"---\ntitle: Alpha Project\n---\n# Harbour Plan\n\n{body}\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root)
+        assert palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0] > 1
+        (root / "plan.md").write_text(f"---\ntitle: Omega Initiative\n---\n# Seaport Strategy\n\n{body}\n")
+        palace.mine(root)
+        rows = palace.conn.execute("SELECT heading_path FROM drawers").fetchall()
+        assert all(json.loads(r[0])[:1] == ["Seaport Strategy"] for r in rows)
+        titles = {r[0] for r in palace.conn.execute("SELECT title FROM drawers_fts")}
+        assert titles == {"Omega Initiative"}
+        assert palace.ask("Omega Initiative").results[0].why.retrievers[0].retriever in {"bm25", "vector"}
+        assert any(c.retriever == "bm25" for c in palace.ask("Omega Initiative").results[0].why.retrievers)
+        assert palace.vectors.count() == len(rows)
+
+
+def test_a_passing_failure_or_an_unreadable_folder_loses_nothing(tmp_path, monkeypatch):
+    import palace.discovery as discovery
+    import palace.mining as mining
+    from palace.reading import Unreadable
+
+    root = tmp_path / "notes"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.md").write_text("The aardvark note.")
+    (root / "sub" / "b.md").write_text("The bison note.")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root)
+        (root / "a.md").write_text("The aardvark note, edited.")
+
+        def denied(path):
+            raise Unreadable("permission denied")
+
+        real_scandir = discovery.os.scandir
+
+        def scandir(path):
+            if str(path).endswith("sub"):
+                raise PermissionError(13, "Permission denied")
+            return real_scandir(path)
+
+        monkeypatch.setattr(mining, "read_note", denied)
+        monkeypatch.setattr(discovery.os, "scandir", scandir)
+        report = palace.mine(root)
+        outcomes = {o.path: o.status for o in report.outcomes}
+        assert outcomes["a.md"] == "failed" and report.deleted == 0
+        assert palace.ask("aardvark").results[0].path == "a.md"
+        assert palace.ask("bison").results[0].path == "sub/b.md"
+        assert palace.conn.execute("SELECT count(*) FROM facts WHERE invalidated_at IS NOT NULL").fetchone()[0] == 0
