@@ -1,0 +1,160 @@
+"""The graph read side: entity profiles over a subgraph loaded from SQLite.
+
+Entities sharing a name key (spaCy may type one name several ways) are one profile.
+Neighbours come from current ``mentioned_with`` facts, loaded as a weighted networkx
+graph (edge weight = number of sentences naming both) around the entity.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from palace.errors import UsageError
+from palace.nlp.extraction import entity_key
+
+if TYPE_CHECKING:
+    from palace.core import Palace
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """An entity named in the same sentences: ``weight`` is how many such sentences."""
+
+    name: str
+    types: tuple[str, ...]
+    weight: int
+
+
+@dataclass(frozen=True)
+class Citation:
+    """Where an entity is mentioned: path, 1-based line span of the drawer, its date."""
+
+    path: str
+    wing: str
+    line_start: int
+    line_end: int
+    date: str | None
+    surface: str
+
+
+@dataclass(frozen=True)
+class EntityProfile:
+    """A profile card: what palace knows of one name.
+
+    ``first_seen``/``last_seen`` are the earliest and latest dates of the drawers that
+    mention it (ISO days); ``facts`` counts its current facts; ``related`` are its
+    strongest neighbours; ``recent`` the latest mentions.
+    """
+
+    name: str
+    types: tuple[str, ...]
+    entity_ids: tuple[int, ...]
+    aliases: tuple[str, ...]
+    mentions: int
+    drawers: int
+    files: int
+    first_seen: str | None
+    last_seen: str | None
+    facts: int
+    related: tuple[Neighbour, ...]
+    recent: tuple[Citation, ...]
+
+    def to_json(self) -> str:
+        """One JSON object with the field names documented in the README."""
+        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+
+
+def find_entities(conn, name: str) -> list:
+    """Entities whose name or alias has the key of ``name``, most mentioned first.
+
+    Raises :class:`UsageError` (with the closest known names as a hint) when none does.
+    """
+    key = entity_key(name.strip().removesuffix("'s").removesuffix("’s"))
+    rows = conn.execute(
+        "SELECT e.id, e.name, e.type, (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
+        " FROM entities e WHERE e.id IN (SELECT entity_id FROM aliases WHERE key = ?) ORDER BY n DESC, e.id",
+        (key,),
+    ).fetchall()
+    if not rows:
+        names = [r[0] for r in conn.execute("SELECT DISTINCT name FROM entities")]
+        close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
+        raise UsageError(
+            f"no entity named {name!r} in this palace",
+            hint=("did you mean: " + ", ".join(close)) if close else "run `palace mine DIR` on notes that name it",
+        )
+    return rows
+
+
+def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -> EntityProfile:
+    """Build the :class:`EntityProfile` of ``name`` (case-insensitive, possessive stripped)."""
+    import networkx as nx
+
+    conn = palace.conn
+    rows = find_entities(conn, name)
+    ids = tuple(r["id"] for r in rows)
+    marks = ",".join("?" * len(ids))
+    aliases = tuple(sorted({a for (a,) in conn.execute(f"SELECT alias FROM aliases WHERE entity_id IN ({marks})", ids)}))
+    stats = conn.execute(
+        f"SELECT count(*), count(DISTINCT m.drawer_id), count(DISTINCT d.file_id), min(d.date_start), max(d.date_start)"
+        f" FROM mentions m JOIN drawers d ON d.id = m.drawer_id WHERE m.entity_id IN ({marks})",
+        ids,
+    ).fetchone()
+    facts = conn.execute(
+        f"SELECT count(*) FROM facts WHERE invalidated_at IS NULL AND (subject_id IN ({marks}) OR object_id IN ({marks}))",
+        ids + ids,
+    ).fetchone()[0]
+    graph = nx.Graph()
+    for subject, obj in conn.execute(
+        f"SELECT subject_id, object_id FROM facts WHERE predicate = 'mentioned_with' AND invalidated_at IS NULL"
+        f" AND (subject_id IN ({marks}) OR object_id IN ({marks}))",
+        ids + ids,
+    ):
+        a, b = ("self" if subject in ids else subject), ("self" if obj in ids else obj)
+        if a == b:
+            continue
+        weight = graph.get_edge_data(a, b, {"weight": 0})["weight"]
+        graph.add_edge(a, b, weight=weight + 1)
+    neighbours: dict[str, Neighbour] = {}
+    if "self" in graph:
+        others = [n for n in graph.neighbors("self")]
+        names = {
+            r["id"]: (r["name"], r["type"])
+            for r in conn.execute(f"SELECT id, name, type FROM entities WHERE id IN ({','.join('?' * len(others))})", others)
+        } if others else {}
+        for other in others:
+            other_name, other_type = names[other]
+            weight = graph["self"][other]["weight"]
+            k = entity_key(other_name)
+            if k in neighbours:
+                old = neighbours[k]
+                types = tuple(dict.fromkeys(old.types + (other_type,)))
+                neighbours[k] = Neighbour(old.name, types, old.weight + weight)
+            else:
+                neighbours[k] = Neighbour(other_name, (other_type,), weight)
+    top = tuple(sorted(neighbours.values(), key=lambda n: (-n.weight, n.name))[:related])
+    citations = tuple(
+        Citation(r["path"], r["wing"], r["line_start"], r["line_end"], r["date_start"], r["surface"])
+        for r in conn.execute(
+            f"SELECT f.path, f.wing, d.line_start, d.line_end, d.date_start, min(m.surface) AS surface"
+            f" FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
+            f" WHERE m.entity_id IN ({marks}) GROUP BY d.id ORDER BY d.date_start DESC, f.path LIMIT ?",
+            (*ids, recent),
+        )
+    )
+    return EntityProfile(
+        name=rows[0]["name"],
+        types=tuple(dict.fromkeys(r["type"] for r in rows)),
+        entity_ids=ids,
+        aliases=aliases,
+        mentions=stats[0],
+        drawers=stats[1],
+        files=stats[2],
+        first_seen=stats[3],
+        last_seen=stats[4],
+        facts=facts,
+        related=top,
+        recent=citations,
+    )

@@ -1,0 +1,45 @@
+"""palace entity: a profile card built from the graph of the sample corpus."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from palace.cli.main import app
+from palace.errors import UsageError
+from palace.graph import profile
+
+
+def test_profile_of_a_person(sample_palace):
+    card = profile(sample_palace, "alice chen's")
+    assert card.name == "Alice Chen" and "PERSON" in card.types
+    assert card.first_seen == "2023-02-04"  # journal/2023-02-04.md, her first note
+    assert card.files >= 5 and card.mentions >= card.drawers >= card.files
+    assert "Acme Robotics" in {n.name for n in card.related}
+    assert all(c.path for c in card.recent)
+    moreau = profile(sample_palace, "Alice Moreau")
+    assert set(moreau.entity_ids).isdisjoint(card.entity_ids)  # two Alices, two profiles
+
+
+def test_unknown_name_suggests_close_ones(sample_palace):
+    with pytest.raises(UsageError) as info:
+        profile(sample_palace, "Alise Chen")
+    assert info.value.message == "no entity named 'Alise Chen' in this palace"
+    assert "Alice Chen" in info.value.hint
+
+
+def test_front_matter_aliases_name_the_note_concept(sample_palace):
+    card = profile(sample_palace, "Project Harbor")
+    assert "CONCEPT" in card.types and {"HBR", "Harbour"} <= set(card.aliases)
+
+
+def test_cli_entity_json(mined_sample):
+    palace_dir, _ = mined_sample
+    result = CliRunner().invoke(app, ["entity", "Bob Okafor", "--palace", str(palace_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["name"] == "Bob Okafor" and data["mentions"] > 0
+    assert set(data) == {"name", "types", "entity_ids", "aliases", "mentions", "drawers", "files", "first_seen",
+                         "last_seen", "facts", "related", "recent"}
