@@ -23,3 +23,4 @@ def test_wheel_holds_only_the_palace_package(tmp_path):
     assert "palace/models/all-MiniLM-L6-v2/model.onnx" in names
     assert "palace/models/all-MiniLM-L6-v2/LICENSE" in names
     assert "palace/py.typed" in names
+    assert "palace/data/predicates.json" in names

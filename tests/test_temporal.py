@@ -1,0 +1,111 @@
+"""Supersession of one-value facts and the predicate registry (pure functions)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from palace.temporal import Assertion, Closure, close_timeline, known_at, load_registry, valid_at
+
+D = dt.date
+
+
+def test_medication_switch_closes_the_old_value():
+    lisinopril = Assertion(1, "Lisinopril 10mg", D(2024, 1, 10))
+    still = Assertion(2, "Lisinopril 10mg", D(2024, 2, 11))  # "still on the Lisinopril"
+    metoprolol = Assertion(3, "Metoprolol", D(2024, 4, 2))
+    timeline = close_timeline([metoprolol, lisinopril, still])
+    assert timeline[1] == Closure(D(2024, 4, 2), 3)
+    assert timeline[2] == Closure(D(2024, 4, 2), 3)
+    assert timeline[3] == Closure(None, None)
+    assert valid_at(lisinopril.valid_from, timeline[1].valid_to, D(2024, 2, 1))
+    assert not valid_at(lisinopril.valid_from, timeline[1].valid_to, D(2024, 4, 2))
+    assert valid_at(metoprolol.valid_from, timeline[3].valid_to, D(2024, 4, 2))
+
+
+def test_plan_downgrade_and_a_return():
+    timeline = close_timeline([
+        Assertion(10, "Enterprise", D(2023, 1, 17)),
+        Assertion(11, "Starter", D(2025, 1, 2)),
+        Assertion(12, "Enterprise", D(2026, 1, 2)),
+    ])
+    assert timeline[10] == Closure(D(2025, 1, 2), 11)
+    assert timeline[11] == Closure(D(2026, 1, 2), 12)
+    assert timeline[12] == Closure(None, None)
+
+
+def test_same_day_different_values_is_a_conflict_and_neither_wins():
+    timeline = close_timeline([
+        Assertion(1, "Northwind Labs", D(2024, 9, 2)),
+        Assertion(2, "Acme Robotics", D(2024, 9, 2)),
+    ])
+    assert timeline[1] == Closure(None, None, (2,))
+    assert timeline[2] == Closure(None, None, (1,))
+
+
+def test_a_later_fact_closes_both_sides_of_a_conflict():
+    timeline = close_timeline([
+        Assertion(1, "A", D(2024, 1, 1)), Assertion(2, "B", D(2024, 1, 1)), Assertion(3, "C", D(2024, 6, 1)),
+    ])
+    assert timeline[1].valid_to == timeline[2].valid_to == D(2024, 6, 1)
+    assert timeline[1].superseded_by == timeline[2].superseded_by == 3
+
+
+assertions = st.lists(
+    st.builds(
+        Assertion,
+        id=st.integers(1, 10_000),
+        value=st.sampled_from(["Starter", "Enterprise", "Team"]),
+        valid_from=st.dates(D(2020, 1, 1), D(2026, 12, 31)),
+    ),
+    max_size=12,
+    unique_by=lambda a: a.id,
+)
+
+
+@given(assertions, st.randoms())
+def test_mining_order_never_matters(facts, random):
+    shuffled = list(facts)
+    random.shuffle(shuffled)
+    assert close_timeline(facts) == close_timeline(shuffled)
+
+
+@given(assertions)
+def test_values_end_only_where_another_value_begins(facts):
+    timeline = close_timeline(facts)
+    for a in facts:
+        closure = timeline[a.id]
+        later = [b for b in facts if b.valid_from > a.valid_from]
+        if closure.valid_to is None:  # current: nothing later says otherwise
+            assert all(b.value == a.value for b in later)
+        else:
+            assert closure.valid_to > a.valid_from
+            assert any(b.valid_from == closure.valid_to and b.value != a.value or
+                       b.valid_from == closure.valid_to and len({c.value for c in facts if c.valid_from == b.valid_from}) > 1
+                       for b in later)
+
+
+def test_known_at_is_recorded_time():
+    assert known_at("2024-05-01T10:00:00", None, "2024-06-01T00:00:00")
+    assert not known_at("2024-05-01T10:00:00", None, "2024-04-01T00:00:00")
+    assert not known_at("2024-05-01T10:00:00", "2024-05-20T00:00:00", "2024-06-01T00:00:00")
+
+
+def test_registry_has_the_one_value_predicates_and_a_palace_can_extend_it(tmp_path):
+    registry = load_registry()
+    one = {name for name, p in registry.items() if p.cardinality == "one"}
+    assert {"works_at", "role", "plan", "status", "takes", "lives_in", "reports_to"} <= one
+    assert registry["mentioned_with"].cardinality == "many"
+    (tmp_path / "config.json").write_text(json.dumps({"predicates": [
+        {"name": "diet", "cardinality": "one", "subject": ["PERSON"], "object": ["VALUE"], "verbs": ["eat"]},
+        {"name": "uses", "cardinality": "one"},
+    ]}))
+    extended = load_registry(tmp_path)
+    assert extended["diet"].verbs == ("eat",) and extended["uses"].cardinality == "one"
+    (tmp_path / "config.json").write_text(json.dumps({"predicates": [{"name": "x", "cardinality": "some"}]}))
+    with pytest.raises(ValueError):
+        load_registry(tmp_path)
