@@ -48,10 +48,11 @@ def guarded(func: Callable) -> Callable:
 
 from palace.cli import ask as _ask  # noqa: E402  (commands register themselves on `app`)
 from palace.cli import entity as _entity  # noqa: E402
+from palace.cli import facts as _facts  # noqa: E402
 from palace.cli import mine as _mine  # noqa: E402
 from palace.cli import status as _status  # noqa: E402
 
-del _ask, _entity, _mine, _status
+del _ask, _entity, _facts, _mine, _status
 
 
 def run() -> None:

@@ -68,12 +68,14 @@ def test_readme_documents_every_command():
 def test_readme_json_fields_match_the_result_dataclasses():
     from dataclasses import fields
 
+    from palace.facts import FactsResult, FactView
     from palace.graph import Citation, EntityProfile, Neighbour
     from palace.query import AskResult, Hit, PlanSummary, Why
     from palace.status import StatusReport
 
     text = README.read_text()
-    for cls in (AskResult, Hit, PlanSummary, Why, StatusReport, EntityProfile, Neighbour, Citation):
+    for cls in (AskResult, Hit, PlanSummary, Why, StatusReport, EntityProfile, Neighbour, Citation,
+                FactsResult, FactView):
         for field in fields(cls):
             assert f"`{field.name}`" in text, f"{cls.__name__}.{field.name} is not documented in the README"
 

@@ -1,0 +1,72 @@
+"""``palace facts`` and ``palace history``: facts by valid time and by recorded time."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from palace.cli.ask import parse_day
+from palace.cli.main import PalaceOption, app, guarded
+
+
+@app.command("facts")
+@guarded
+def facts_command(
+    about: Optional[str] = typer.Option(None, "--about", help="A name or alias (subject or object)."),
+    predicate: Optional[str] = typer.Option(None, "--predicate", help="Only this predicate, e.g. mentioned_with."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="What was true on this day (valid time)."),
+    known_at: Optional[str] = typer.Option(None, "--known-at", help="What the palace knew then (recorded time)."),
+    limit: int = typer.Option(100, "--limit", min=1, help="At most this many facts."),
+    palace_dir: Optional[Path] = PalaceOption,
+    as_json: bool = typer.Option(False, "--json", help="Print as one JSON object."),
+) -> None:
+    """List facts: current ones, or those true on --as-of, or those known at --known-at."""
+    from palace.core import Palace
+    from palace.facts import facts
+
+    day = parse_day(as_of, "--as-of")
+    moment = parse_day(known_at, "--known-at", end=True)
+    with Palace.open(palace_dir, create=False) as palace:
+        result = facts(palace, about=about, predicate=predicate, as_of=day,
+                       known_at=moment.isoformat() if moment else None, limit=limit)
+    _render(result, as_json)
+
+
+@app.command()
+@guarded
+def history(
+    name: str = typer.Argument(..., help="A name or alias."),
+    predicate: Optional[str] = typer.Option(None, "--predicate", help="Only this predicate."),
+    limit: int = typer.Option(200, "--limit", min=1, help="At most this many facts."),
+    palace_dir: Optional[Path] = PalaceOption,
+    as_json: bool = typer.Option(False, "--json", help="Print as one JSON object."),
+) -> None:
+    """The timeline of facts about NAME, superseded and invalidated ones included."""
+    from palace.core import Palace
+    from palace.facts import facts
+
+    with Palace.open(palace_dir, create=False) as palace:
+        result = facts(palace, about=name, predicate=predicate, history=True, limit=limit)
+    _render(result, as_json)
+
+
+def _render(result, as_json: bool) -> None:
+    if as_json:
+        typer.echo(result.to_json())
+        return
+    from rich.console import Console
+    from rich.markup import escape
+
+    out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
+    if not result.facts:
+        out.print("no facts")
+    for f in result.facts:
+        when = f"{f.valid_from or '?'} → {f.valid_to or 'now'}"
+        mark = {"current": "", "superseded": f" [yellow]superseded by #{f.superseded_by}[/]",
+                "invalidated": f" [red]invalidated {f.invalidated_at}: {escape(f.invalidation_reason or '')}[/]"}[f.state]
+        out.print(f"#{f.id} [bold]{escape(f.subject)}[/] –{f.predicate}→ [bold]{escape(f.object)}[/]  "
+                  f"[dim]{when}, recorded {f.recorded_at}[/]{mark}")
+        out.print(f"    [cyan]{escape(f.path)}[/]  {escape(f.sentence[:160])}")

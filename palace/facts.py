@@ -1,0 +1,120 @@
+"""Reading facts: what was true at a date (valid time), what the palace knew at a moment
+(recorded time), and the whole history of a name, superseded and invalidated facts included.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from palace.graph import find_entities
+
+if TYPE_CHECKING:
+    from palace.core import Palace
+
+
+@dataclass(frozen=True)
+class FactView:
+    """One fact as shown to users. ``state`` is ``current``, ``superseded`` (closed by a
+    later value; ``superseded_by`` names it) or ``invalidated`` (its source text left the
+    palace at ``invalidated_at``, for ``invalidation_reason``). Valid time is half-open
+    ``[valid_from, valid_to)``; ``path`` and ``sentence`` cite where it was read."""
+
+    id: int
+    subject: str
+    predicate: str
+    object: str
+    valid_from: str | None
+    valid_to: str | None
+    valid_granularity: str | None
+    recorded_at: str
+    invalidated_at: str | None
+    invalidation_reason: str | None
+    superseded_by: int | None
+    state: str
+    wing: str
+    path: str
+    sentence: str
+    extractor: str
+    confidence: float
+    evidence: str
+
+
+@dataclass(frozen=True)
+class FactsResult:
+    """A list of facts and the question it answers (``about``, ``predicate``, ``as_of``
+    valid day, ``known_at`` recorded moment, ``history`` whether closed facts are in)."""
+
+    about: str | None
+    predicate: str | None
+    as_of: str | None
+    known_at: str | None
+    history: bool
+    facts: tuple[FactView, ...]
+
+    def to_json(self) -> str:
+        """One JSON object with the field names documented in the README."""
+        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+
+
+def facts(
+    palace: "Palace",
+    *,
+    about: str | None = None,
+    predicate: str | None = None,
+    as_of: dt.date | None = None,
+    known_at: str | None = None,
+    history: bool = False,
+    limit: int = 500,
+) -> FactsResult:
+    """Facts about ``about`` (a name or alias; subject or object) with ``predicate``.
+
+    ``as_of`` keeps facts valid on that day; ``known_at`` (ISO date or timestamp) keeps
+    what the palace held then, retracted facts included; without it only facts not
+    invalidated count. ``history=True`` keeps superseded and invalidated facts too.
+    Ordered by valid time, then recorded time. Raises :class:`palace.errors.UsageError`
+    for an unknown name.
+    """
+    clauses, params = [], []
+    if about:
+        ids = [r["id"] for r in find_entities(palace.conn, about)]
+        marks = ",".join("?" * len(ids))
+        clauses.append(f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks}))")
+        params += ids + ids
+    if predicate:
+        clauses.append("f.predicate = ?")
+        params.append(predicate)
+    if as_of:
+        day = as_of.isoformat()
+        clauses.append("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)")
+        params += [day, day]
+    if known_at:
+        clauses.append("f.recorded_at <= ? AND (f.invalidated_at IS NULL OR f.invalidated_at > ?)")
+        moment = known_at if "T" in known_at else known_at + "T23:59:59"
+        params += [moment, moment]
+    elif not history:
+        clauses.append("f.invalidated_at IS NULL")
+    if not history and not as_of:
+        clauses.append("f.superseded_by IS NULL")
+    where = " AND ".join(clauses) or "1"
+    rows = palace.conn.execute(
+        "SELECT f.*, s.name AS subject_name, coalesce(o.name, f.object_value) AS object_name FROM facts f"
+        " JOIN entities s ON s.id = f.subject_id LEFT JOIN entities o ON o.id = f.object_id"
+        f" WHERE {where} ORDER BY f.valid_from, f.recorded_at, f.id LIMIT ?",
+        (*params, limit),
+    ).fetchall()
+    views = tuple(
+        FactView(
+            id=r["id"], subject=r["subject_name"], predicate=r["predicate"], object=r["object_name"] or "",
+            valid_from=r["valid_from"], valid_to=r["valid_to"], valid_granularity=r["valid_granularity"],
+            recorded_at=r["recorded_at"], invalidated_at=r["invalidated_at"],
+            invalidation_reason=r["invalidation_reason"], superseded_by=r["superseded_by"],
+            state="invalidated" if r["invalidated_at"] else "superseded" if r["superseded_by"] else "current",
+            wing=r["wing"], path=r["path"], sentence=r["sentence"], extractor=r["extractor"],
+            confidence=r["confidence"], evidence=r["evidence"],
+        )
+        for r in rows
+    )
+    return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views)

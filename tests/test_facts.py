@@ -1,0 +1,52 @@
+"""palace facts and palace history: valid time, recorded time, invalidated facts kept."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+
+from typer.testing import CliRunner
+
+from palace.cli.main import app
+from palace.core import Palace
+from palace.facts import facts
+
+
+def test_a_deleted_note_leaves_current_facts_but_stays_in_history(tmp_path):
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "2024-03-01.md").write_text("# Sync\n\nAlice Chen met Bob Okafor in London.\n")
+    (root / "2024-06-01.md").write_text("# Trip\n\nAlice Chen flew to Lisbon with Marcus Webb.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root)
+        before = facts(palace, about="Alice Chen")
+        assert {(f.subject, f.object) for f in before.facts} >= {("Alice Chen", "Bob Okafor"), ("Alice Chen", "Lisbon")}
+        lisbon = next(f for f in before.facts if f.object == "Lisbon")
+        assert (lisbon.valid_from, lisbon.valid_to, lisbon.valid_granularity) == ("2024-06-01", "2024-06-02", "day")
+        assert lisbon.path == "2024-06-01.md" and "Lisbon" in lisbon.sentence and lisbon.state == "current"
+        time.sleep(1.1)  # recorded times have one-second resolution
+        (root / "2024-06-01.md").unlink()
+        palace.mine(root)
+        now = facts(palace, about="Alice Chen")
+        assert all(f.path != "2024-06-01.md" for f in now.facts)
+        past = facts(palace, about="alice chen", history=True)
+        gone = [f for f in past.facts if f.path == "2024-06-01.md"]
+        assert gone and all(f.state == "invalidated" and f.invalidation_reason == "file deleted" for f in gone)
+        known = facts(palace, about="Alice Chen", known_at=lisbon.recorded_at)
+        assert any(f.object == "Lisbon" for f in known.facts)  # what the palace knew then
+        as_of = facts(palace, about="Alice Chen", as_of=dt.date(2024, 3, 1))
+        assert {f.object for f in as_of.facts} >= {"Bob Okafor"} and "Lisbon" not in {f.object for f in as_of.facts}
+
+
+def test_cli_history_json(mined_sample):
+    palace_dir, _ = mined_sample
+    result = CliRunner().invoke(app, ["history", "Marcus Webb", "--palace", str(palace_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["history"] is True and data["about"] == "Marcus Webb"
+    first = data["facts"][0]
+    assert {"subject", "predicate", "object", "valid_from", "valid_to", "recorded_at", "invalidated_at", "state",
+            "path", "sentence", "extractor", "confidence"} <= set(first)
+    dates = [f["valid_from"] for f in data["facts"]]
+    assert dates == sorted(dates)
