@@ -143,9 +143,13 @@ def ask(
     if plan.window is not None:
         tiers = _in_window(conn, plan.window)
         in_window = set(tiers) if allowed is None else set(tiers) & allowed
-        if in_window or plan.window_source == "options":
+        dated = sum(1 for rowid in in_window if tiers[rowid] > 0)
+        if dated or plan.window_source == "options":
             allowed = in_window
-            notes.append(f"date window {plan.window} filters: {len(in_window)} drawer{'' if len(in_window) == 1 else 's'} in it")
+            notes.append(
+                f"date window {plan.window} filters: {dated} drawer{'' if dated == 1 else 's'} in it"
+                f" (+{len(in_window) - dated} from undated notes)"
+            )
         else:
             window_mode = "ignored"
             notes.append(f"no drawer falls in {plan.window}; the window was ignored")
@@ -226,17 +230,26 @@ def _scope(wing: str | None, room: str | None) -> tuple[str, list]:
 
 
 def _in_window(conn, window) -> dict[int, int]:
-    """Drawers in a date window: ``{rowid: tier}``; tier 2 when the drawer's own date
-    overlaps the window, 1 when it only mentions a date that lies inside the window (a
-    mention of "2024" does not put a drawer into "Q3 2024")."""
+    """Drawers a date window admits: ``{rowid: tier}``. Tier 2: the drawer's own date
+    overlaps the window; 1: it mentions a date that lies inside the window (a mention of
+    "2024" does not put a drawer into "Q3 2024"); 0: its note has no date of its own (only
+    the file's mtime), so no window can rule it out — it stays a candidate, unboosted."""
     start, end = window.start.isoformat(), window.end.isoformat()
     tiers: dict[int, int] = {}
+    for (rowid,) in conn.execute(
+        "SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.doc_date_source = 'mtime'"
+    ):
+        tiers[rowid] = 0
     for (rowid,) in conn.execute(
         "SELECT d.rowid FROM date_mentions m JOIN drawers d ON d.id = m.drawer_id WHERE m.start >= ? AND m.end <= ?",
         (start, end),
     ):
         tiers[rowid] = 1
-    for (rowid,) in conn.execute("SELECT rowid FROM drawers WHERE date_start < ? AND date_end > ?", (end, start)):
+    for (rowid,) in conn.execute(
+        "SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id"
+        " WHERE d.date_start < ? AND d.date_end > ? AND f.doc_date_source != 'mtime'",
+        (end, start),
+    ):
         tiers[rowid] = 2
     return tiers
 

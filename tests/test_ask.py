@@ -131,3 +131,20 @@ def test_query_path_does_not_load_spacy(mined_sample):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_window_never_rules_out_notes_without_a_date_of_their_own(tmp_path):
+    from palace.core import Palace
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "2019-05-01.md").write_text("# Zebra plan\n\nThe zebra enclosure plan was approved.\n")
+    (root / "2021-05-01.md").write_text("# Zebra feed\n\nThe zebra feed contract was renewed.\n")
+    (root / "policy.md").write_text("# Zebra policy\n\nRules for the zebra enclosure.\n")  # dated by mtime only
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root)
+        result = palace.ask("zebra enclosure in 2019", now=NOW)
+        paths = [hit.path for hit in result.results]
+        assert paths[0] == "2019-05-01.md"
+        assert "policy.md" in paths and "2021-05-01.md" not in paths
+        assert "(+1 from undated notes)" in result.plan.notes[0]
