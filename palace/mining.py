@@ -45,6 +45,7 @@ from palace.nlp.extraction import (
     entity_key,
 )
 from palace.reading import Note, Unreadable, read_note
+from palace.temporal import apply_timelines
 from palace.vectors import date_number
 
 if TYPE_CHECKING:
@@ -424,7 +425,22 @@ def _forget_drawers(conn, file_row, *, reason: str, keep: set[str] | None = None
             (now, reason, row["id"]),
         )
         conn.execute("DELETE FROM drawers WHERE rowid = ?", (row["rowid"],))
+    _retime(conn, [row["id"] for row in gone])  # a retracted value reopens the one before it
     return len(gone)
+
+
+def _retime(conn, drawer_ids: list[str]) -> None:
+    """Recompute the one-value timelines of the subjects whose facts these drawers hold."""
+    groups = set()
+    for i in range(0, len(drawer_ids), 500):
+        chunk = drawer_ids[i:i + 500]
+        groups |= set(conn.execute(
+            f"SELECT DISTINCT subject_id, predicate FROM facts WHERE drawer_id IN ({','.join('?' * len(chunk))})"
+            " AND predicate != 'mentioned_with'",
+            chunk,
+        ).fetchall())
+    if groups:
+        apply_timelines(conn, [tuple(g) for g in groups])
 
 
 def _entity_id(conn, cache: dict, name: str, label: str) -> int:
@@ -509,6 +525,7 @@ def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor
         extraction = item.extractions.get(index)
         if extraction is not None:
             _write_graph(conn, cache, did, wing, item.rel, chunk.text, when, extraction, ner_extractor, now)
+    _retime(conn, [item.drawer_ids[i] for i in item.new])
     return file_id
 
 

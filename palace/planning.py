@@ -103,7 +103,7 @@ def match_entities(
     window, as chars of the question) are never entity names.
     """
     tokens = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(question)]
-    cleaned = [re.sub(r"['’]s$", "", t).strip(".,;:!?'’") for t, _, _ in tokens]
+    cleaned = [re.sub(r"['’][sS]$", "", t).strip(".,;:!?'’") for t, _, _ in tokens]
     candidates: dict[str, tuple[int, int, str]] = {}
     for size in range(5, 0, -1):
         for i in range(len(tokens) - size + 1):

@@ -9,10 +9,10 @@ For a cardinality-one predicate (employer, role, plan, medication…) the values
 subject form a timeline. :func:`close_timeline` computes it from the set of live facts
 alone, so the order in which notes were mined never matters:
 
-- facts are grouped by ``valid_from``; consecutive groups asserting the same single
-  value are one **run** (a later note saying "still on Lisinopril" does not end it);
-- every fact of a run gets ``valid_to`` = the start of the next run and
-  ``superseded_by`` = the first fact (lowest id) of that run; the last run stays open;
+- a fact stays valid through later days that assert only its value (a later note saying
+  "still on Lisinopril" does not end it);
+- the first later day that asserts anything else closes it: ``valid_to`` = that day,
+  ``superseded_by`` = the lowest id among that day's other values; the rest stays open;
 - a group with two values on the same day is a **conflict**: both are kept, reported
   with each other's ids, and neither wins.
 
@@ -95,29 +95,29 @@ class Closure:
 def close_timeline(assertions: Iterable[Assertion]) -> dict[int, Closure]:
     """Compute the timeline of one subject's one-value predicate: ``{fact id: Closure}``.
 
-    A pure function of the set of assertions (the input order is irrelevant).
+    A fact of value *v* from day *d* stays valid through later days that assert only *v*
+    (restatements); the first later day asserting anything else closes it: ``valid_to``
+    is that day and ``superseded_by`` the lowest id among that day's other values. Facts
+    of one day with different values conflict. A pure function of the set of assertions
+    (the input order is irrelevant).
     """
+    items = list(assertions)
     by_day: dict[dt.date, list[Assertion]] = {}
-    for a in assertions:
+    for a in items:
         by_day.setdefault(a.valid_from, []).append(a)
     days = sorted(by_day)
-    runs: list[tuple[dt.date, list[Assertion]]] = []
-    for day in days:
-        group = sorted(by_day[day], key=lambda a: a.id)
-        values = {a.value for a in group}
-        last_values = {a.value for a in runs[-1][1]} if runs else set()
-        if runs and len(values) == 1 and values == last_values:
-            runs[-1][1].extend(group)  # a restatement continues the run
-        else:
-            runs.append((day, group))
+    values = {day: {a.value for a in by_day[day]} for day in days}
     out: dict[int, Closure] = {}
-    for index, (_, members) in enumerate(runs):
-        following = runs[index + 1] if index + 1 < len(runs) else None
-        valid_to = following[0] if following else None
-        superseded_by = min(a.id for a in following[1]) if following else None
-        for a in members:
-            rivals = tuple(sorted(b.id for b in members if b.valid_from == a.valid_from and b.value != a.value))
-            out[a.id] = Closure(valid_to, superseded_by, rivals)
+    for a in items:
+        valid_to, superseded_by = None, None
+        for day in days:
+            if day <= a.valid_from or values[day] == {a.value}:
+                continue
+            valid_to = day
+            superseded_by = min(b.id for b in by_day[day] if b.value != a.value)
+            break
+        rivals = tuple(sorted(b.id for b in by_day[a.valid_from] if b.value != a.value))
+        out[a.id] = Closure(valid_to, superseded_by, rivals)
     return out
 
 
@@ -129,3 +129,40 @@ def valid_at(valid_from: dt.date | None, valid_to: dt.date | None, day: dt.date)
 def known_at(recorded_at: str, invalidated_at: str | None, moment: str) -> bool:
     """True when the palace held the fact at ``moment`` (ISO timestamps, recorded time)."""
     return recorded_at <= moment and (invalidated_at is None or invalidated_at > moment)
+
+
+def apply_timelines(conn, groups: Iterable[tuple[int, str]], registry: dict[str, Predicate] | None = None) -> int:
+    """Rewrite ``valid_to`` and ``superseded_by`` of the live facts of each
+    ``(subject_id, predicate)`` group whose predicate has cardinality one, from
+    :func:`close_timeline`; inside the caller's transaction. Facts of other predicates,
+    other subjects and invalidated facts are never touched. Returns how many facts changed.
+
+    The facts' object is their ``object_id`` entity or, for a literal, ``object_value``
+    (compared case-insensitively).
+    """
+    registry = registry or default_registry()
+    changed = 0
+    for subject_id, predicate in set(groups):
+        spec = registry.get(predicate)
+        if spec is None or spec.cardinality != "one":
+            continue
+        rows = conn.execute(
+            "SELECT id, object_id, object_value, valid_from, valid_to, superseded_by FROM facts"
+            " WHERE subject_id = ? AND predicate = ? AND invalidated_at IS NULL AND valid_from IS NOT NULL",
+            (subject_id, predicate),
+        ).fetchall()
+        assertions = [
+            Assertion(r[0], f"#{r[1]}" if r[1] is not None else (r[2] or "").casefold(), dt.date.fromisoformat(r[3]))
+            for r in rows
+        ]
+        timeline = close_timeline(assertions)
+        for r in rows:
+            closure = timeline[r[0]]
+            valid_to = closure.valid_to.isoformat() if closure.valid_to else None
+            if (valid_to, closure.superseded_by) != (r[4], r[5]):
+                conn.execute(
+                    "UPDATE facts SET valid_to = ?, superseded_by = ? WHERE id = ?",
+                    (valid_to, closure.superseded_by, r[0]),
+                )
+                changed += 1
+    return changed

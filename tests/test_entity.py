@@ -43,3 +43,10 @@ def test_cli_entity_json(mined_sample):
     assert data["name"] == "Bob Okafor" and data["mentions"] > 0
     assert set(data) == {"name", "types", "entity_ids", "aliases", "mentions", "drawers", "files", "first_seen",
                          "last_seen", "facts", "related", "recent"}
+
+
+def test_an_alias_or_a_shouted_possessive_reaches_the_same_profile(sample_palace):
+    by_name = profile(sample_palace, "Harbor")
+    by_alias = profile(sample_palace, "Project Harbor")
+    assert set(by_alias.entity_ids) == set(by_name.entity_ids) and by_alias.mentions == by_name.mentions > 0
+    assert profile(sample_palace, "ALICE CHEN'S").name == "Alice Chen"

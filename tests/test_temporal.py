@@ -83,10 +83,19 @@ def test_values_end_only_where_another_value_begins(facts):
         if closure.valid_to is None:  # current: nothing later says otherwise
             assert all(b.value == a.value for b in later)
         else:
-            assert closure.valid_to > a.valid_from
-            assert any(b.valid_from == closure.valid_to and b.value != a.value or
-                       b.valid_from == closure.valid_to and len({c.value for c in facts if c.valid_from == b.valid_from}) > 1
-                       for b in later)
+            closers = [b for b in later if b.valid_from == closure.valid_to and b.value != a.value]
+            assert closers and closure.superseded_by == min(b.id for b in closers)
+            assert all(b.value == a.value for b in later if b.valid_from < closure.valid_to)
+
+
+def test_a_conflict_resolved_by_a_later_note_keeps_the_confirmed_value_open():
+    timeline = close_timeline([
+        Assertion(1, "Enterprise", D(2020, 1, 1)), Assertion(2, "Starter", D(2020, 1, 1)),
+        Assertion(3, "Starter", D(2020, 1, 2)),
+    ])
+    assert timeline[1] == Closure(D(2020, 1, 2), 3, (2,))
+    assert timeline[2] == Closure(None, None, (1,))
+    assert timeline[3] == Closure(None, None)
 
 
 def test_known_at_is_recorded_time():
@@ -109,3 +118,31 @@ def test_registry_has_the_one_value_predicates_and_a_palace_can_extend_it(tmp_pa
     (tmp_path / "config.json").write_text(json.dumps({"predicates": [{"name": "x", "cardinality": "some"}]}))
     with pytest.raises(ValueError):
         load_registry(tmp_path)
+
+
+def test_apply_timelines_closes_only_the_one_value_group(tmp_path):
+    from palace import store
+    from palace.temporal import apply_timelines
+
+    conn = store.connect(tmp_path)
+    conn.execute("INSERT INTO entities (id, name, type, key) VALUES (1, 'Ruth', 'PERSON', 'ruth'),"
+                 " (2, 'Alice', 'PERSON', 'alice')")
+
+    def add(fact_id, subject, predicate, value, day, invalidated=None):
+        conn.execute(
+            "INSERT INTO facts (id, subject_id, predicate, object_value, valid_from, recorded_at, invalidated_at,"
+            " drawer_id, wing, path, char_start, char_end, sentence, extractor, confidence)"
+            " VALUES (?, ?, ?, ?, ?, '2024-05-01T00:00:00', ?, 'd', 'w', 'p.md', 0, 1, 's', 'test', 1.0)",
+            (fact_id, subject, predicate, value, day, invalidated),
+        )
+
+    add(1, 1, "takes", "Metoprolol", "2024-04-02")
+    add(2, 1, "takes", "Lisinopril 10mg", "2024-01-10")
+    add(3, 1, "takes", "Aspirin", "2024-03-01", invalidated="2024-05-02T00:00:00")  # retracted: ignored
+    add(4, 1, "uses", "Larkspur", "2023-01-01")  # cardinality many: untouched
+    add(5, 2, "takes", "Ibuprofen", "2023-06-01")  # another subject: untouched
+    with store.transaction(conn):
+        changed = apply_timelines(conn, [(1, "takes"), (1, "uses")])
+    rows = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT id, valid_to, superseded_by FROM facts")}
+    assert changed == 1
+    assert rows == {1: (None, None), 2: ("2024-04-02", 1), 3: (None, None), 4: (None, None), 5: (None, None)}
