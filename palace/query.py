@@ -257,10 +257,7 @@ def _in_window(conn, window) -> dict[int, int]:
 def _date_list(conn, lists: list[RankedList], tiers: dict[int, int]) -> tuple[tuple[str, float], ...]:
     """The ``date`` retriever: the candidates of the other lists that are in the window,
     drawers dated in it before drawers that only mention it, then by their best rank."""
-    best: dict[str, int] = {}
-    for ranked in lists:
-        for position, (doc_id, _) in enumerate(ranked.items, start=1):
-            best[doc_id] = min(best.get(doc_id, position), position)
+    best = _best_ranks(lists)
     if not best:
         return ()
     rowid_of = dict(conn.execute(
@@ -335,13 +332,25 @@ def _vector(
     return tuple((d, 1.0 - dist) for d, dist in found if d in live)
 
 
+def _drawers_by_rowid(conn, rowids, columns: str = "id"):
+    """Rows of ``drawers`` for a set of rowids (passed as one JSON array: no variable limit)."""
+    return conn.execute(
+        f"SELECT {columns} FROM drawers WHERE rowid IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(rowids)),),
+    ).fetchall()
+
+
 def _ids_for_rowids(conn, rowids: set[int]) -> list[str]:
-    out = []
-    items = sorted(rowids)
-    for i in range(0, len(items), 900):
-        chunk = items[i:i + 900]
-        out += [r[0] for r in conn.execute(f"SELECT id FROM drawers WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)]
-    return out
+    return [r[0] for r in _drawers_by_rowid(conn, rowids)]
+
+
+def _best_ranks(lists: list[RankedList]) -> dict[str, int]:
+    """Each drawer's best (lowest) rank over ``lists``."""
+    best: dict[str, int] = {}
+    for ranked in lists:
+        for position, (doc_id, _) in enumerate(ranked.items, start=1):
+            best[doc_id] = min(best.get(doc_id, position), position)
+    return best
 
 
 def _live_ids(conn, ids: list[str]) -> set[str]:
@@ -376,17 +385,8 @@ def _graph(
         found = {r: v for r, v in found.items() if r in allowed}
     if not found:
         return (), {}
-    best: dict[str, int] = {}
-    for ranked in hybrid:
-        for position, (doc_id, _) in enumerate(ranked.items, start=1):
-            best[doc_id] = min(best.get(doc_id, position), position)
-    rows = []
-    items = sorted(found)
-    for i in range(0, len(items), 900):
-        chunk = items[i:i + 900]
-        rows += conn.execute(
-            f"SELECT rowid, id, date_start FROM drawers WHERE rowid IN ({','.join('?' * len(chunk))})", chunk
-        ).fetchall()
+    best = _best_ranks(hybrid)
+    rows = _drawers_by_rowid(conn, found, "rowid, id, date_start")
     def key(row):
         hits = found[row["rowid"]]
         return (-len(hits), best.get(row["id"], 10**6), -sum(hits.values()), row["date_start"] or "", row["id"])
