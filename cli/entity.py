@@ -1,45 +1,112 @@
-"""``palace entity NAME``: the profile card of a person, organisation, place or concept."""
+"""``palace entity``: the profile card of a name, and the audit of its resolution
+(``aliases``), with the user's ``merge`` and ``split``."""
 
 from __future__ import annotations
 
+import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
 from palace.cli.main import PalaceOption, app, guarded
+from palace.errors import UsageError
+
+USAGE = "palace entity NAME | aliases NAME | merge NAME INTO | split NAME"
 
 
 @app.command()
 @guarded
 def entity(
-    name: str = typer.Argument(..., help="A name or alias, any case (e.g. \"Alice Chen\", \"alice's\")."),
+    words: List[str] = typer.Argument(..., metavar="NAME | aliases NAME | merge NAME INTO | split NAME",
+                                      help="A name or alias, any case (e.g. \"Alice Chen\", \"alice's\"), "
+                                           "or a sub-command and its names."),
     palace_dir: Optional[Path] = PalaceOption,
-    as_json: bool = typer.Option(False, "--json", help="Print as one JSON object."),
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
 ) -> None:
-    """Show what the palace knows of NAME: types, aliases, counts, first and last seen,
-    closest related entities, latest mentions."""
+    """Show what the palace knows of NAME: types, aliases, current facts with citations,
+    counts, first and last seen, closest related entities, latest mentions.
+
+    `palace entity aliases NAME` shows its aliases and why each name resolves as it
+    does; `palace entity merge NAME INTO` records that NAME is INTO (kept on every
+    re-mine); `palace entity split NAME` undoes what NAME was merged into and keeps it
+    apart.
+    """
+    from palace.core import Palace
+
+    command, names = ("profile", words) if len(words) == 1 else (words[0], words[1:])
+    arity = {"profile": 1, "aliases": 1, "split": 1, "merge": 2}
+    if arity.get(command) != len(names):
+        raise UsageError(f"cannot read `palace entity {' '.join(words)}`", hint=f"usage: {USAGE} (quote names with spaces)")
+    with Palace.open(palace_dir, create=False) as palace:
+        if command == "profile":
+            from palace.graph import profile
+
+            card = profile(palace, names[0])
+            return typer.echo(card.to_json()) if as_json else _render_profile(card)
+        from palace import resolution
+
+        if command == "aliases":
+            report = resolution.aliases(palace.conn, names[0])
+            return typer.echo(report.to_json()) if as_json else _render_aliases(report)
+        if command == "merge":
+            done = [resolution.merge(palace.conn, names[0], names[1], palace.registry)]
+        else:
+            done = resolution.split(palace.conn, names[0], palace.registry)
+    if as_json:
+        return typer.echo(json.dumps([asdict(d) for d in done], ensure_ascii=False, indent=2))
+    for d in done:
+        verb = "merged into" if d.action == "merge" else "split from"
+        typer.echo(f"{d.name} {verb} {d.into} (decision #{d.id}, {d.created_at}; kept on every re-mine)")
+
+
+def _console():
     from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=not sys.stdout.isatty())
+
+
+def _render_profile(card) -> None:
     from rich.markup import escape
 
-    from palace.core import Palace
-    from palace.graph import profile
+    from palace.cli.facts import cite
 
-    with Palace.open(palace_dir, create=False) as palace:
-        card = profile(palace, name)
-    if as_json:
-        typer.echo(card.to_json())
-        return
-    out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
+    out = _console()
     out.print(f"[bold]{escape(card.name)}[/] ({'/'.join(card.types)})")
+    if card.ambiguous_with:
+        out.print(f"[yellow]unresolved: could be {escape(', '.join(card.ambiguous_with))}[/]"
+                  f"  (`palace entity merge {escape(card.name)!r} NAME` decides)")
     if len(card.aliases) > 1:
         out.print(f"aliases: {escape(', '.join(card.aliases))}")
     out.print(
         f"mentions: {card.mentions} in {card.drawers} drawers of {card.files} files   "
         f"first seen {card.first_seen or '—'}, last seen {card.last_seen or '—'}   facts: {card.facts} current"
     )
+    for f in card.current:
+        since = f"since {f.valid_from}" if f.valid_to is None else f"{f.valid_from} → {f.valid_to}"
+        flag = " [red](conflict)[/]" if f.conflicts_with else ""
+        out.print(f"  {escape(f.subject)} –{f.predicate}→ [bold]{escape(f.object)}[/]  [dim]{since}[/]{flag}"
+                  f"  [cyan]{escape(cite(f))}[/]")
     if card.related:
         out.print("related: " + escape(", ".join(f"{n.name} ({n.weight})" for n in card.related)))
     for c in card.recent:
         out.print(f"  [cyan]{escape(c.path)}:{c.line_start}-{c.line_end}[/]  [dim]{c.date or ''}[/]  {escape(c.surface)}")
+
+
+def _render_aliases(report) -> None:
+    from rich.markup import escape
+
+    out = _console()
+    out.print(f"[bold]{escape(report.name)}[/] ({report.type})")
+    for a in report.aliases:
+        out.print(f"  {escape(a.alias)}  [dim]{a.source}[/]")
+    for r in report.resolved_from:
+        out.print(f"  ← {escape(r.name)} in {escape(r.wing)}: {r.rule} — {escape(r.evidence)} [dim](since {r.since})[/]")
+    for r in report.resolved_into:
+        target = escape(r.into) if r.into else "[yellow]unresolved[/]"
+        out.print(f"  → {target} in {escape(r.wing)}: {r.rule} — {escape(r.evidence)}")
+    for d in report.decisions:
+        state = f"reverted {d.reverted_at}" if d.reverted_at else "in force"
+        out.print(f"  decision #{d.id}: {d.action} {escape(d.name)} / {escape(d.into)} ({d.created_at}, {state})")

@@ -67,6 +67,13 @@ def _render(result, as_json: bool) -> None:
         when = f"{f.valid_from or '?'} → {f.valid_to or 'now'}"
         mark = {"current": "", "superseded": f" [yellow]superseded by #{f.superseded_by}[/]",
                 "invalidated": f" [red]invalidated {f.invalidated_at}: {escape(f.invalidation_reason or '')}[/]"}[f.state]
+        if f.conflicts_with:
+            mark += f" [red]conflicts with {', '.join(f'#{i}' for i in f.conflicts_with)}[/]"
         out.print(f"#{f.id} [bold]{escape(f.subject)}[/] –{f.predicate}→ [bold]{escape(f.object)}[/]  "
-                  f"[dim]{when}, recorded {f.recorded_at}[/]{mark}")
-        out.print(f"    [cyan]{escape(f.path)}[/]  {escape(f.sentence[:160])}")
+                  f"[dim]{when}, recorded {f.recorded_at}, {f.evidence}[/]{mark}")
+        out.print(f"    [cyan]{escape(cite(f))}[/]  {escape(f.sentence[:160])}")
+
+
+def cite(fact) -> str:
+    """``path:line`` of a fact (``path`` alone once its drawer is gone)."""
+    return f"{fact.path}:{fact.line}" if fact.line else fact.path

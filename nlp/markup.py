@@ -296,7 +296,7 @@ def normalise_entity_name(name: str) -> str:
     trailing possessive ``'s`` / ``’s``. A final ``.`` is kept when it belongs to an
     initialism or a common abbreviation (``U.S.``, ``Acme Inc.``, ``Jr.``). Case and
     articles are left alone. ``"Alice\\nChen"`` → ``"Alice Chen"``, ``"Alice's"`` →
-    ``"Alice"``, ``"  (Bob)  "`` → ``"Bob"``.
+    ``"Alice"``, ``"  (Bob)  "`` → ``"Bob"``, ``"Marcus Marcus"`` → ``"Marcus"``.
     """
     s = " ".join(name.split())
     while s:
@@ -309,4 +309,7 @@ def normalise_entity_name(name: str) -> str:
         s = s.lstrip(_LEADING).lstrip()
         if s == before:
             break
-    return s
+    words = s.split(" ")
+    # spaCy sometimes reads one name twice in a row ("Marcus Marcus")
+    deduped = [w for i, w in enumerate(words) if i == 0 or w != words[i - 1]]
+    return " ".join(deduped)

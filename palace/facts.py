@@ -9,6 +9,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from palace.errors import UsageError
 from palace.graph import find_entities
 
 if TYPE_CHECKING:
@@ -20,7 +21,9 @@ class FactView:
     """One fact as shown to users. ``state`` is ``current``, ``superseded`` (closed by a
     later value; ``superseded_by`` names it) or ``invalidated`` (its source text left the
     palace at ``invalidated_at``, for ``invalidation_reason``). Valid time is half-open
-    ``[valid_from, valid_to)``; ``path`` and ``sentence`` cite where it was read."""
+    ``[valid_from, valid_to)``; ``path``, ``line`` (1-based, None once the drawer is gone)
+    and ``sentence`` cite where it was read. ``conflicts_with``: live facts of the same
+    one-value predicate and subject, from the same day, with another value (neither wins)."""
 
     id: int
     subject: str
@@ -36,10 +39,12 @@ class FactView:
     state: str
     wing: str
     path: str
+    line: int | None
     sentence: str
     extractor: str
     confidence: float
     evidence: str
+    conflicts_with: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,10 +84,19 @@ def facts(
     """
     clauses, params = [], []
     if about:
-        ids = [r["id"] for r in find_entities(palace.conn, about)]
-        marks = ",".join("?" * len(ids))
-        clauses.append(f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks}))")
-        params += ids + ids
+        try:
+            ids = [r["id"] for r in find_entities(palace.conn, about)]
+        except UsageError:  # not an entity: maybe a literal value ("Metoprolol", "Starter")
+            key = " ".join(about.split()).casefold()
+            if not palace.conn.execute("SELECT 1 FROM facts WHERE lower(object_value) = ? LIMIT 1", (key,)).fetchone():
+                raise
+            ids = []
+            clauses.append("lower(f.object_value) = ?")
+            params.append(key)
+        if ids:
+            marks = ",".join("?" * len(ids))
+            clauses.append(f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks}) OR lower(f.object_value) = ?)")
+            params += ids + ids + [" ".join(about.split()).casefold()]
     if predicate:
         clauses.append("f.predicate = ?")
         params.append(predicate)
@@ -99,22 +113,49 @@ def facts(
     if not history and not as_of:
         clauses.append("f.superseded_by IS NULL")
     where = " AND ".join(clauses) or "1"
-    rows = palace.conn.execute(
-        "SELECT f.*, s.name AS subject_name, coalesce(o.name, f.object_value) AS object_name FROM facts f"
+    views = fact_views(palace.conn, where, params, limit=limit, registry=palace.registry)
+    return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views)
+
+
+def fact_views(conn, where: str, params, *, limit: int = 500, registry: dict | None = None) -> tuple[FactView, ...]:
+    """The facts matching the SQL condition ``where`` (over ``facts f``), as
+    :class:`FactView`, ordered by valid time, then recorded time. ``registry`` (default:
+    the shipped one) says which predicates take one value, for ``conflicts_with``."""
+    from palace.temporal import default_registry
+
+    registry = registry or default_registry()
+    rows = conn.execute(
+        "SELECT f.*, s.name AS subject_name, coalesce(o.name, f.object_value) AS object_name,"
+        " d.line_start + length(substr(d.text, 1, f.char_start)) - length(replace(substr(d.text, 1, f.char_start),"
+        " char(10), '')) AS line FROM facts f"
         " JOIN entities s ON s.id = f.subject_id LEFT JOIN entities o ON o.id = f.object_id"
+        " LEFT JOIN drawers d ON d.id = f.drawer_id"
         f" WHERE {where} ORDER BY f.valid_from, f.recorded_at, f.id LIMIT ?",
         (*params, limit),
     ).fetchall()
-    views = tuple(
+    conflicts: dict[int, tuple[int, ...]] = {}
+    for r in rows:
+        spec = registry.get(r["predicate"])
+        if spec is None or spec.cardinality != "one" or r["invalidated_at"] or r["valid_from"] is None:
+            continue
+        rivals = conn.execute(
+            "SELECT c.id FROM facts c LEFT JOIN entities co ON co.id = c.object_id, facts f"
+            " LEFT JOIN entities fo ON fo.id = f.object_id WHERE f.id = ? AND c.subject_id = f.subject_id"
+            " AND c.predicate = f.predicate AND c.valid_from = f.valid_from AND c.invalidated_at IS NULL AND c.id != f.id"
+            " AND coalesce(co.key, lower(c.object_value)) IS NOT coalesce(fo.key, lower(f.object_value)) ORDER BY c.id",
+            (r["id"],),
+        ).fetchall()
+        if rivals:
+            conflicts[r["id"]] = tuple(x[0] for x in rivals)
+    return tuple(
         FactView(
             id=r["id"], subject=r["subject_name"], predicate=r["predicate"], object=r["object_name"] or "",
             valid_from=r["valid_from"], valid_to=r["valid_to"], valid_granularity=r["valid_granularity"],
             recorded_at=r["recorded_at"], invalidated_at=r["invalidated_at"],
             invalidation_reason=r["invalidation_reason"], superseded_by=r["superseded_by"],
             state="invalidated" if r["invalidated_at"] else "superseded" if r["superseded_by"] else "current",
-            wing=r["wing"], path=r["path"], sentence=r["sentence"], extractor=r["extractor"],
-            confidence=r["confidence"], evidence=r["evidence"],
+            wing=r["wing"], path=r["path"], line=r["line"], sentence=r["sentence"], extractor=r["extractor"],
+            confidence=r["confidence"], evidence=r["evidence"], conflicts_with=conflicts.get(r["id"], ()),
         )
         for r in rows
     )
-    return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views)

@@ -45,9 +45,13 @@ class Citation:
 class EntityProfile:
     """A profile card: what palace knows of one name.
 
-    ``first_seen``/``last_seen`` are the earliest and latest dates of the drawers that
-    mention it (ISO days); ``facts`` counts its current facts; ``related`` are its
-    strongest neighbours; ``recent`` the latest mentions.
+    ``types`` are the NER labels its mentions were read with, most frequent first
+    (``CONCEPT`` too when a note's front matter names it); ``first_seen``/``last_seen``
+    the earliest and latest dates of the drawers that mention it (ISO days); ``facts``
+    counts its current facts; ``current`` lists its current typed facts
+    (:class:`palace.facts.FactView`, ``mentioned_with`` left out); ``related`` are its
+    strongest neighbours; ``recent`` the latest mentions; ``ambiguous_with`` the people
+    a short name like "Alice" could be, when it cannot be resolved.
     """
 
     name: str
@@ -62,6 +66,8 @@ class EntityProfile:
     facts: int
     related: tuple[Neighbour, ...]
     recent: tuple[Citation, ...]
+    current: tuple = ()
+    ambiguous_with: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         """One JSON object with the field names documented in the README."""
@@ -149,9 +155,23 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
             (*ids, recent),
         )
     )
+    from palace.facts import fact_views
+
+    current = fact_views(conn, f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks})) AND f.predicate != 'mentioned_with'"
+                         " AND f.invalidated_at IS NULL AND f.superseded_by IS NULL", ids + ids, limit=40)
+    labels = [r[0] for r in conn.execute(
+        f"SELECT label FROM mentions WHERE entity_id IN ({marks}) AND label IS NOT NULL GROUP BY label"
+        f" ORDER BY count(*) DESC, label", ids)]
+    if conn.execute(f"SELECT 1 FROM aliases WHERE entity_id IN ({marks}) AND source = 'front matter'", ids).fetchone():
+        labels.append("CONCEPT")
+    ambiguous = conn.execute(
+        f"SELECT evidence FROM entity_resolutions WHERE raw_entity_id IN ({marks}) AND entity_id IS NULL", ids
+    ).fetchall()
+    candidates = sorted({name.strip() for (evidence,) in ambiguous
+                         for name in evidence.split(": ", 1)[-1].split(" (read once")[0].split(", ")})
     return EntityProfile(
         name=rows[0]["name"],
-        types=tuple(dict.fromkeys(r["type"] for r in rows)),
+        types=tuple(labels) or tuple(dict.fromkeys(r["type"] for r in rows)),
         entity_ids=ids,
         aliases=aliases,
         mentions=stats[0],
@@ -162,4 +182,6 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
         facts=facts,
         related=top,
         recent=citations,
+        current=current,
+        ambiguous_with=tuple(candidates),
     )

@@ -42,10 +42,13 @@ from palace.nlp.extraction import (
     NER_CONFIDENCE,
     Extraction,
     Extractor,
+    email_aliases,
     entity_key,
 )
 from palace.reading import Note, Unreadable, read_note
-from palace.temporal import apply_timelines
+from palace.nlp.relations import RelationRules
+from palace.resolution import resolve_wing
+from palace.temporal import apply_timelines, load_values
 from palace.vectors import date_number
 
 if TYPE_CHECKING:
@@ -175,6 +178,7 @@ def mine(
     conn = palace.conn
     _check_wing_root(conn, wing, root)
     palace.check_model(record=True)
+    registry = palace.registry
     on_file = on_file or (lambda outcome: None)
 
     decisions = list(walk(root, PathFilter(root)))
@@ -202,7 +206,7 @@ def mine(
             if previous is not None and previous["status"] == "indexed":
                 # a note ignored after it was mined leaves search, as a deleted one does
                 with store.transaction(conn):
-                    _forget_drawers(conn, previous, reason=f"file now skipped: {decision.reason}")
+                    _forget_drawers(conn, previous, reason=f"file now skipped: {decision.reason}", registry=registry)
             _record_file(conn, wing, root, rel, "skipped", decision.reason, previous)
             done(FileOutcome(rel, "skipped", decision.reason))
             continue
@@ -227,7 +231,7 @@ def mine(
         except Unreadable as exc:
             if exc.status == "skipped":  # binary or too large now: its old text leaves search
                 with store.transaction(conn):
-                    _forget_drawers(conn, previous, reason=f"file now skipped: {exc.reason}")
+                    _forget_drawers(conn, previous, reason=f"file now skipped: {exc.reason}", registry=registry)
             # a failure (permission, vanished mid-run) may pass: what was stored stays
             _record_file(conn, wing, root, rel, exc.status, exc.reason, previous)
             done(FileOutcome(rel, exc.status, exc.reason))
@@ -251,7 +255,7 @@ def mine(
     ]
     for row in vanished:
         with store.transaction(conn):
-            _forget_drawers(conn, row, reason="file deleted")
+            _forget_drawers(conn, row, reason="file deleted", registry=registry)
             conn.execute("DELETE FROM files WHERE id = ?", (row["id"],))
         done(FileOutcome(row["path"], "deleted", "no longer under the root"))
 
@@ -262,7 +266,7 @@ def mine(
     submitted = {item[0] for item in leftovers}
     worker.submit(leftovers)
     try:
-        extractor = Extractor()
+        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(palace.path)))
         for item, failure in _run_nlp(extractor, pending):
             if failure:
                 _record_file(conn, wing, root, item.rel, "failed", failure, known.get(item.rel))
@@ -270,7 +274,7 @@ def mine(
                 continue
             try:
                 with store.transaction(conn):
-                    file_id = _write_file(conn, wing, root, item, known.get(item.rel), extractor)
+                    file_id = _write_file(conn, wing, root, item, known.get(item.rel), extractor, registry)
             except Exception as exc:
                 _record_file(conn, wing, root, item.rel, "failed", f"could not store: {exc}", known.get(item.rel))
                 done(FileOutcome(item.rel, "failed", f"could not store: {exc}"))
@@ -279,6 +283,9 @@ def mine(
             submitted.update(item[0] for item in fresh)
             worker.submit(fresh)
             done(FileOutcome(item.rel, "indexed", "", len(item.chunks), item.words))
+        if any(o.status != "unchanged" for o in outcomes):
+            with store.transaction(conn):
+                resolve_wing(conn, wing, registry)
     finally:
         embedded_count[0] = worker.finish()
     _flush_tombstones(palace)
@@ -409,7 +416,7 @@ def _record_file(conn, wing, root, rel, status, reason, previous) -> None:
             )
 
 
-def _forget_drawers(conn, file_row, *, reason: str, keep: set[str] | None = None) -> int:
+def _forget_drawers(conn, file_row, *, reason: str, keep: set[str] | None = None, registry: dict | None = None) -> int:
     """Remove a file's drawers (except ``keep``) from SQLite and FTS, tombstone their
     vectors and invalidate the facts drawn only from them. Returns how many were removed."""
     if file_row is None:
@@ -425,11 +432,11 @@ def _forget_drawers(conn, file_row, *, reason: str, keep: set[str] | None = None
             (now, reason, row["id"]),
         )
         conn.execute("DELETE FROM drawers WHERE rowid = ?", (row["rowid"],))
-    _retime(conn, [row["id"] for row in gone])  # a retracted value reopens the one before it
+    _retime(conn, [row["id"] for row in gone], registry)  # a retracted value reopens the one before it
     return len(gone)
 
 
-def _retime(conn, drawer_ids: list[str]) -> None:
+def _retime(conn, drawer_ids: list[str], registry: dict | None = None) -> None:
     """Recompute the one-value timelines of the subjects whose facts these drawers hold."""
     groups = set()
     for i in range(0, len(drawer_ids), 500):
@@ -440,15 +447,16 @@ def _retime(conn, drawer_ids: list[str]) -> None:
             chunk,
         ).fetchall())
     if groups:
-        apply_timelines(conn, [tuple(g) for g in groups])
+        apply_timelines(conn, [tuple(g) for g in groups], registry)
 
 
 def _entity_id(conn, cache: dict, name: str, label: str) -> int:
+    """The entity of a name as read (one per name key; created with ``label`` as type)."""
     key = entity_key(name)
-    cached = cache.get((key, label))
+    cached = cache.get(key)
     if cached is not None:
         return cached
-    row = conn.execute("SELECT id FROM entities WHERE key = ? AND type = ?", (key, label)).fetchone()
+    row = conn.execute("SELECT id FROM entities WHERE key = ?", (key,)).fetchone()
     if row is None:
         entity = conn.execute(
             "INSERT INTO entities (name, type, key) VALUES (?, ?, ?)", (name, label, key)
@@ -459,11 +467,11 @@ def _entity_id(conn, cache: dict, name: str, label: str) -> int:
         )
     else:
         entity = row[0]
-    cache[(key, label)] = entity
+    cache[key] = entity
     return entity
 
 
-def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor) -> int:
+def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor, registry: dict) -> int:
     """Replace one file's drawers and graph material; inside the caller's transaction."""
     note = item.note
     now = _now()
@@ -475,7 +483,8 @@ def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor
         mined_at=now,
     )
     if previous is not None:
-        _forget_drawers(conn, previous, reason="file changed: text no longer there", keep=item.keep)
+        _forget_drawers(conn, previous, reason="file changed: text no longer there", keep=item.keep,
+                        registry=registry)
         file_id = previous["id"]
         assignments = ", ".join(f"{k} = :{k}" for k in values)
         conn.execute(f"UPDATE files SET {assignments} WHERE id = :id", {**values, "id": file_id})
@@ -524,21 +533,30 @@ def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor
         )
         extraction = item.extractions.get(index)
         if extraction is not None:
-            _write_graph(conn, cache, did, wing, item.rel, chunk.text, when, extraction, ner_extractor, now)
-    _retime(conn, [item.drawer_ids[i] for i in item.new])
+            _write_graph(conn, cache, did, wing, item.rel, chunk.text, when, extraction, ner_extractor, now,
+                         registry)
+    _retime(conn, [item.drawer_ids[i] for i in item.new], registry)
     return file_id
 
 
 def _write_graph(conn, cache, did, wing, rel, text, when: DateInterval, extraction: Extraction,
-                 ner_extractor: str, now: str) -> None:
+                 ner_extractor: str, now: str, registry: dict) -> None:
+    """Store one drawer's mentions, date mentions and facts (entities as read; the wing's
+    resolution repoints them at the end of the run)."""
     ids = []
     for mention in extraction.entities:
         entity = _entity_id(conn, cache, mention.name, mention.label)
         ids.append(entity)
         conn.execute(
-            "INSERT INTO mentions (entity_id, drawer_id, char_start, char_end, surface, extractor, confidence)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (entity, did, mention.start, mention.end, mention.surface, ner_extractor, NER_CONFIDENCE),
+            "INSERT INTO mentions (entity_id, raw_entity_id, drawer_id, char_start, char_end, surface, label,"
+            " extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (entity, entity, did, mention.start, mention.end, mention.surface, mention.label, ner_extractor,
+             NER_CONFIDENCE),
+        )
+    for index, address in email_aliases(text, extraction.entities):
+        conn.execute(
+            "INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, 'e-mail')",
+            (ids[index], address, entity_key(address)),
         )
     for date in extraction.dates:
         conn.execute(
@@ -547,20 +565,38 @@ def _write_graph(conn, cache, did, wing, rel, text, when: DateInterval, extracti
             (did, date.start, date.end, date.surface, date.interval.start.isoformat(),
              date.interval.end.isoformat(), date.interval.granularity, DATES_EXTRACTOR),
         )
+
+    def fact(subject, predicate, obj, value, valid: DateInterval, open_ended, start, end, extractor, confidence,
+             evidence) -> None:
+        conn.execute(
+            "INSERT INTO facts (subject_id, raw_subject_id, predicate, object_id, raw_object_id, object_value,"
+            " valid_from, valid_to, valid_granularity, recorded_at, drawer_id, wing, path, char_start, char_end,"
+            " sentence, extractor, confidence, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (subject, subject, predicate, obj, obj, value, valid.start.isoformat(),
+             None if open_ended else valid.end.isoformat(), valid.granularity, now, did, wing, rel, start, end,
+             " ".join(text[start:end].split()), extractor, confidence, evidence),
+        )
+
     for pair in extraction.cooccurrences:
         subject, obj = ids[pair.subject], ids[pair.object]
         if subject == obj:
             continue
-        sentence_no = extraction.entities[pair.subject].sentence
-        valid = extraction.sentence_dates.get(sentence_no, when)
-        conn.execute(
-            "INSERT INTO facts (subject_id, predicate, object_id, valid_from, valid_to, valid_granularity,"
-            " recorded_at, drawer_id, wing, path, char_start, char_end, sentence, extractor, confidence, evidence)"
-            " VALUES (?, 'mentioned_with', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'stated')",
-            (subject, obj, valid.start.isoformat(), valid.end.isoformat(), valid.granularity, now, did,
-             wing, rel, pair.start, pair.end, " ".join(text[pair.start:pair.end].split()),
-             COOCCURRENCE_EXTRACTOR, COOCCURRENCE_CONFIDENCE),
-        )
+        valid = extraction.sentence_dates.get(extraction.entities[pair.subject].sentence, when)
+        fact(subject, "mentioned_with", obj, None, valid, False, pair.start, pair.end,
+             COOCCURRENCE_EXTRACTOR, COOCCURRENCE_CONFIDENCE, "stated")
+    for relation in extraction.relations:
+        spec = registry.get(relation.predicate)
+        if spec is None:
+            continue
+        obj = ids[relation.object] if relation.object is not None else None
+        if obj is not None and obj == ids[relation.subject]:
+            continue
+        valid = extraction.relation_date(relation) or when
+        subject = ids[relation.subject]
+        if relation.subject_name:
+            subject = _entity_id(conn, cache, relation.subject_name, extraction.entities[relation.subject].label)
+        fact(subject, relation.predicate, obj, relation.value, valid, spec.kind == "state",
+             relation.start, relation.end, relation.extractor, relation.confidence, relation.evidence)
 
 
 def _unembedded(conn, file_id: int | None = None) -> list[tuple[str, str, str, dict]]:

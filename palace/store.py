@@ -4,7 +4,7 @@ Opens the database with WAL, ``busy_timeout`` and foreign keys on, and applies n
 migrations in order (the applied names are kept in ``schema_migrations``). Chroma holds
 only what can be rebuilt from these tables.
 
-Tables (schema 1):
+Tables (migrations ``0001_initial``, ``0002_entity_resolution``):
 
 - ``meta(key, value)``: palace-wide settings (embedding model name and dimension).
 - ``files``: one row per path seen under a wing, with status ``indexed`` / ``skipped`` /
@@ -13,9 +13,15 @@ Tables (schema 1):
   ``text_hash``, ``embed_hash`` of the text given to the embedder, date bounds, whether
   the vector is in Chroma).
 - ``drawers_fts``: FTS5 over title, heading path and text (BM25), keyed by drawer rowid.
-- ``entities``, ``aliases``, ``mentions``, ``date_mentions``, ``facts``: the graph.
-  Mentions and date mentions go with their drawer; facts never do: when their drawer
-  leaves, they get ``invalidated_at`` and a reason, and history keeps them.
+- ``entities`` (one per name key; ``type`` is the majority NER label of its mentions),
+  ``aliases``, ``mentions``, ``date_mentions``, ``facts``: the graph. Mentions and facts
+  keep the entity as read (``raw_entity_id``, ``raw_subject_id``, ``raw_object_id``) beside
+  the resolved one, so a resolution can be undone. Mentions and date mentions go with
+  their drawer; facts never do: when their drawer leaves, they get ``invalidated_at`` and
+  a reason, and history keeps them.
+- ``entity_decisions``: the user's merges and splits (``palace entity merge/split``),
+  replayed on every re-mine; ``entity_resolutions``: how each entity as read resolves in a
+  wing (into which entity, by which rule, with what evidence; no target = ambiguous).
 - ``vector_tombstones``: drawer ids whose vectors must leave Chroma (written in the same
   transaction that deletes the drawers, cleared once Chroma has dropped them), so a kill
   between the two stores never leaves a vector that search would return.
@@ -150,6 +156,63 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX facts_drawer ON facts(drawer_id);
         CREATE TABLE vector_tombstones (
             drawer_id TEXT PRIMARY KEY
+        );
+        """,
+    ),
+    (
+        # one entity per name key (NER types of one name vary: the type becomes the
+        # majority label of its mentions); the entity as read is kept beside the resolved
+        # one, so that resolutions (short forms, user merges) can be undone; decisions
+        # and resolutions are recorded for audit
+        "0002_entity_resolution",
+        """
+        ALTER TABLE mentions ADD COLUMN label TEXT;
+        ALTER TABLE mentions ADD COLUMN raw_entity_id INTEGER;
+        UPDATE mentions SET label = (SELECT type FROM entities e WHERE e.id = mentions.entity_id),
+            raw_entity_id = entity_id;
+        ALTER TABLE facts ADD COLUMN raw_subject_id INTEGER;
+        ALTER TABLE facts ADD COLUMN raw_object_id INTEGER;
+        UPDATE facts SET raw_subject_id = subject_id, raw_object_id = object_id;
+        CREATE TEMP TABLE entity_map AS
+            SELECT e.id AS old, (SELECT min(k.id) FROM entities k WHERE k.key = e.key) AS new FROM entities e;
+        DELETE FROM entity_map WHERE old = new;
+        UPDATE mentions SET entity_id = (SELECT new FROM entity_map WHERE old = mentions.entity_id),
+            raw_entity_id = (SELECT new FROM entity_map WHERE old = mentions.entity_id)
+            WHERE entity_id IN (SELECT old FROM entity_map);
+        UPDATE facts SET subject_id = (SELECT new FROM entity_map WHERE old = facts.subject_id),
+            raw_subject_id = (SELECT new FROM entity_map WHERE old = facts.subject_id)
+            WHERE subject_id IN (SELECT old FROM entity_map);
+        UPDATE facts SET object_id = (SELECT new FROM entity_map WHERE old = facts.object_id),
+            raw_object_id = (SELECT new FROM entity_map WHERE old = facts.object_id)
+            WHERE object_id IN (SELECT old FROM entity_map);
+        INSERT OR IGNORE INTO aliases (entity_id, alias, key, source)
+            SELECT m.new, a.alias, a.key, a.source FROM aliases a JOIN entity_map m ON m.old = a.entity_id;
+        DELETE FROM aliases WHERE entity_id IN (SELECT old FROM entity_map);
+        DELETE FROM entities WHERE id IN (SELECT old FROM entity_map);
+        DROP TABLE entity_map;
+        UPDATE entities SET type = coalesce((SELECT label FROM mentions m WHERE m.entity_id = entities.id
+            GROUP BY label ORDER BY count(*) DESC, label LIMIT 1), type);
+        CREATE UNIQUE INDEX entities_one_per_key ON entities(key);
+        CREATE INDEX mentions_raw ON mentions(raw_entity_id);
+        CREATE INDEX facts_wing ON facts(wing);
+        CREATE TABLE entity_decisions (
+            id          INTEGER PRIMARY KEY,
+            action      TEXT NOT NULL CHECK (action IN ('merge', 'split')),
+            name        TEXT NOT NULL,
+            name_key    TEXT NOT NULL,
+            into_name   TEXT NOT NULL,
+            into_key    TEXT NOT NULL,
+            created_at  TEXT NOT NULL,
+            reverted_at TEXT
+        );
+        CREATE TABLE entity_resolutions (
+            raw_entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            wing          TEXT NOT NULL,
+            entity_id     INTEGER REFERENCES entities(id) ON DELETE CASCADE,
+            rule          TEXT NOT NULL,
+            evidence      TEXT NOT NULL,
+            created_at    TEXT NOT NULL,
+            PRIMARY KEY (raw_entity_id, wing)
         );
         """,
     ),

@@ -32,15 +32,19 @@ from typing import Iterable
 
 @dataclass(frozen=True)
 class Predicate:
-    """One entry of the registry: ``cardinality`` is ``"one"`` or ``"many"``; subject and
-    object types are spaCy labels (``VALUE`` for a literal, ``*`` for any); ``verbs`` are
-    the lemmas that yield it."""
+    """One entry of the registry: ``cardinality`` is ``"one"`` or ``"many"``; ``kind`` is
+    ``"state"`` (true from its date until superseded) or ``"event"`` (true on its date);
+    subject and object types are spaCy labels (``VALUE`` for a literal, ``*`` for any);
+    ``verbs`` are lemmas that yield it with the default pattern (entity subject, direct
+    object) and ``patterns`` explicit rules for :mod:`palace.nlp.relations`."""
 
     name: str
     cardinality: str
     subject: tuple[str, ...]
     object: tuple[str, ...]
     verbs: tuple[str, ...] = ()
+    kind: str = "state"
+    patterns: tuple[dict, ...] = ()
 
 
 def _predicates(entries: Iterable[dict]) -> dict[str, Predicate]:
@@ -49,27 +53,51 @@ def _predicates(entries: Iterable[dict]) -> dict[str, Predicate]:
         cardinality = entry.get("cardinality", "many")
         if cardinality not in ("one", "many"):
             raise ValueError(f"predicate {entry.get('name')!r}: cardinality must be 'one' or 'many'")
+        kind = entry.get("kind", "state")
+        if kind not in ("state", "event"):
+            raise ValueError(f"predicate {entry.get('name')!r}: kind must be 'state' or 'event'")
+        patterns = entry.get("patterns", ())
+        if not all(isinstance(p, dict) for p in patterns):
+            raise ValueError(f"predicate {entry.get('name')!r}: patterns must be objects")
         out[entry["name"]] = Predicate(
             entry["name"], cardinality, tuple(entry.get("subject", ["*"])), tuple(entry.get("object", ["*"])),
-            tuple(entry.get("verbs", ())),
+            tuple(entry.get("verbs", ())), kind, tuple(patterns),
         )
     return out
+
+
+def _read_json(palace_dir: Path | None) -> dict:
+    config = palace_dir / "config.json" if palace_dir else None
+    if config and config.exists():
+        return json.loads(config.read_text(encoding="utf-8"))
+    return {}
+
+
+@lru_cache(maxsize=1)
+def _default_data() -> dict:
+    return json.loads(resources.files("palace").joinpath("data/predicates.json").read_text(encoding="utf-8"))
+
+
+def load_values(palace_dir: Path | None = None) -> dict[str, tuple[str, ...]]:
+    """The value lexicons (job titles, plan tiers, statuses, medications…) of the registry,
+    each extended by the palace config's ``"values"`` lists of the same name."""
+    values = {name: tuple(words) for name, words in _default_data()["values"].items()}
+    for name, words in _read_json(palace_dir).get("values", {}).items():
+        values[name] = tuple(values.get(name, ())) + tuple(words)
+    return values
 
 
 @lru_cache(maxsize=1)
 def default_registry() -> dict[str, Predicate]:
     """The registry shipped in ``palace/data/predicates.json``."""
-    text = resources.files("palace").joinpath("data/predicates.json").read_text(encoding="utf-8")
-    return _predicates(json.loads(text)["predicates"])
+    return _predicates(_default_data()["predicates"])
 
 
 def load_registry(palace_dir: Path | None = None) -> dict[str, Predicate]:
     """The default registry, extended or overridden by ``palace_dir/config.json``'s
     ``"predicates"`` list (same fields). Raises ValueError for a malformed entry."""
     registry = dict(default_registry())
-    config = palace_dir / "config.json" if palace_dir else None
-    if config and config.exists():
-        registry.update(_predicates(json.loads(config.read_text(encoding="utf-8")).get("predicates", [])))
+    registry.update(_predicates(_read_json(palace_dir).get("predicates", [])))
     return registry
 
 
@@ -137,8 +165,9 @@ def apply_timelines(conn, groups: Iterable[tuple[int, str]], registry: dict[str,
     :func:`close_timeline`; inside the caller's transaction. Facts of other predicates,
     other subjects and invalidated facts are never touched. Returns how many facts changed.
 
-    The facts' object is their ``object_id`` entity or, for a literal, ``object_value``
-    (compared case-insensitively).
+    The facts' object is their ``object_id`` entity's name key or, for a literal,
+    ``object_value`` (both compared case-insensitively: "Acme Robotics" the entity and
+    the literal "acme robotics" are one value).
     """
     registry = registry or default_registry()
     changed = 0
@@ -151,8 +180,13 @@ def apply_timelines(conn, groups: Iterable[tuple[int, str]], registry: dict[str,
             " WHERE subject_id = ? AND predicate = ? AND invalidated_at IS NULL AND valid_from IS NOT NULL",
             (subject_id, predicate),
         ).fetchall()
+        names = {}
+        ids = {r[1] for r in rows if r[1] is not None}
+        if ids:
+            names = dict(conn.execute(f"SELECT id, key FROM entities WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)))
         assertions = [
-            Assertion(r[0], f"#{r[1]}" if r[1] is not None else (r[2] or "").casefold(), dt.date.fromisoformat(r[3]))
+            Assertion(r[0], names.get(r[1], f"#{r[1]}") if r[1] is not None else " ".join((r[2] or "").split()).casefold(),
+                      dt.date.fromisoformat(r[3]))
             for r in rows
         ]
         timeline = close_timeline(assertions)

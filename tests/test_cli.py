@@ -74,8 +74,10 @@ def test_readme_json_fields_match_the_result_dataclasses():
     from palace.status import StatusReport
 
     text = README.read_text()
+    from palace.resolution import AliasEntry, AliasReport, Decision, Resolution
+
     for cls in (AskResult, Hit, PlanSummary, Why, StatusReport, EntityProfile, Neighbour, Citation,
-                FactsResult, FactView):
+                FactsResult, FactView, AliasReport, AliasEntry, Resolution, Decision):
         for field in fields(cls):
             assert f"`{field.name}`" in text, f"{cls.__name__}.{field.name} is not documented in the README"
 

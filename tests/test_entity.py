@@ -42,7 +42,7 @@ def test_cli_entity_json(mined_sample):
     data = json.loads(result.output)
     assert data["name"] == "Bob Okafor" and data["mentions"] > 0
     assert set(data) == {"name", "types", "entity_ids", "aliases", "mentions", "drawers", "files", "first_seen",
-                         "last_seen", "facts", "related", "recent"}
+                         "last_seen", "facts", "related", "recent", "current", "ambiguous_with"}
 
 
 def test_an_alias_or_a_shouted_possessive_reaches_the_same_profile(sample_palace):

@@ -1,0 +1,326 @@
+"""Entity resolution: which entity each name as read stands for, and why.
+
+Mentions and facts keep the entity as read (``raw_*`` columns) and point at the resolved
+one. :func:`resolve_wing` recomputes the resolution of a wing from scratch after every
+mine and after every user decision, so it never depends on the order notes were mined
+and is always reversible. Rules, in order:
+
+1. **user decisions** (``palace entity merge A B`` / ``palace entity split A``), stored in
+   ``entity_decisions`` and applied in every wing; a split forbids the automatic rules
+   to merge that pair again;
+2. **short form**: a one-word name read as a PERSON at least as often as anything else
+   ("Alice") resolves to the one person of the wing whose full name starts with it
+   ("Alice Chen"), only when exactly one such person is mentioned in the wing; with two
+   or more it stays itself and is recorded as *ambiguous*, with the candidates, never
+   merged by guess. A full name read only once, beside one read more often, does not
+   count as a second person (spaCy reads "Bob Wants" as a name), and a name extending
+   another candidate ("Jess Kowalski Design") is a variant of it; the evidence says so.
+
+Case, whitespace, line breaks and possessives are already one key (:func:`entity_key`);
+front-matter ``aliases:`` and e-mail addresses are aliases of their entity.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import asdict, dataclass
+
+from palace import store
+from palace.errors import UsageError
+from palace.nlp.extraction import entity_key
+from palace.temporal import apply_timelines
+
+SHORT_FORM = "short form"
+USER_MERGE = "user merge"
+AMBIGUOUS = "ambiguous short form"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """How the name ``name`` resolves in ``wing``: into ``into`` (None when ambiguous),
+    by ``rule``, with ``evidence`` (a sentence a user can check)."""
+
+    name: str
+    wing: str
+    into: str | None
+    rule: str
+    evidence: str
+    since: str
+
+
+def _wing_people(conn, wing: str) -> dict[int, tuple[str, str, int, int]]:
+    """Entities as read in ``wing``: ``{id: (name, key, mentions, person mentions)}``,
+    where a name read as PERSON less often than under some other label counts no person
+    mentions (spaCy gives one name several labels; the plurality decides)."""
+    counts: dict[int, dict[str, int]] = {}
+    names: dict[int, tuple[str, str]] = {}
+    for eid, name, key, label, n in conn.execute(
+        "SELECT m.raw_entity_id, e.name, e.key, m.label, count(*) FROM mentions m"
+        " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
+        " JOIN entities e ON e.id = m.raw_entity_id WHERE f.wing = ? GROUP BY m.raw_entity_id, m.label",
+        (wing,),
+    ):
+        counts.setdefault(eid, {})[label or ""] = n
+        names[eid] = (name, key)
+    out = {}
+    for eid, by_label in counts.items():
+        people = by_label.get("PERSON", 0)
+        if people < max(by_label.values()):
+            people = 0
+        out[eid] = (*names[eid], sum(by_label.values()), people)
+    return out
+
+
+def _decisions(conn) -> tuple[dict[str, str], set[tuple[str, str]]]:
+    merges, splits = {}, set()
+    for action, name_key, into_key in conn.execute(
+        "SELECT action, name_key, into_key FROM entity_decisions WHERE reverted_at IS NULL ORDER BY id"
+    ):
+        if action == "merge":
+            merges[name_key] = into_key
+        else:
+            splits.add((name_key, into_key))
+    return merges, splits
+
+
+def plan_wing(conn, wing: str) -> dict[int, tuple[int | None, str, str]]:
+    """The resolution of ``wing``: ``{raw entity id: (target id or None, rule, evidence)}``
+    for the names that do not stand for themselves."""
+    seen = _wing_people(conn, wing)
+    merges, splits = _decisions(conn)
+    out: dict[int, tuple[int | None, str, str]] = {}
+    for eid, (name, key, total, people) in seen.items():
+        target_key, hops = key, 0
+        while target_key in merges and hops < 8:
+            target_key, hops = merges[target_key], hops + 1
+        if target_key != key:
+            row = conn.execute("SELECT id, name FROM entities WHERE key = ?", (target_key,)).fetchone()
+            if row is not None:
+                out[eid] = (row[0], USER_MERGE, f"merged by the user into {row[1]}")
+                continue
+        if " " in key or people == 0:
+            continue
+        candidates = [
+            other for other, (_, okey, _, opeople) in seen.items()
+            if okey.startswith(key + " ") and opeople > 0 and (key, okey) not in splits
+        ]
+        # "Jess Kowalski Design" is a variant of "Jess Kowalski", not another Jess
+        candidates = sorted(
+            (c for c in candidates if not any(o != c and seen[c][1].startswith(seen[o][1] + " ") for o in candidates)),
+            key=lambda c: seen[c][1],
+        )
+        # a full name read once ("Bob Wants") is too weak to make "Bob" ambiguous; it
+        # still counts when it is the only candidate
+        strong = [c for c in candidates if seen[c][3] >= 2] or candidates
+        weak = [seen[c][0] for c in candidates if c not in strong]
+        aside = f" (read once, not counted: {', '.join(weak)})" if weak else ""
+        if len(strong) == 1:
+            target = strong[0]
+            out[eid] = (target, SHORT_FORM,
+                        f"the only person in wing {wing} whose name starts with {name!r}: {seen[target][0]}{aside}")
+        elif len(strong) > 1:
+            names = ", ".join(seen[c][0] for c in strong)
+            out[eid] = (None, AMBIGUOUS, f"{name!r} could be any of {len(strong)} people in wing {wing}: {names}{aside}")
+    return out
+
+
+def resolve_wing(conn, wing: str, registry: dict | None = None) -> int:
+    """Re-resolve every name read in ``wing`` and repoint its mentions and facts; inside
+    the caller's transaction. Also refreshes entity types (majority label) and the
+    aliases a resolution implies, and recomputes the one-value timelines of the subjects
+    whose facts moved. Returns how many facts changed subject or object."""
+    plan = plan_wing(conn, wing)
+    now = _now()
+    before = {r[0]: r for r in conn.execute(
+        "SELECT raw_entity_id, entity_id, rule, evidence, created_at FROM entity_resolutions WHERE wing = ?", (wing,)
+    )}
+    conn.execute("DELETE FROM entity_resolutions WHERE wing = ?", (wing,))
+    for raw, (target, rule, evidence) in plan.items():
+        old = before.get(raw)
+        since = old[4] if old is not None and (old[1], old[2]) == (target, rule) else now
+        conn.execute(
+            "INSERT INTO entity_resolutions (raw_entity_id, wing, entity_id, rule, evidence, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (raw, wing, target, rule, evidence, since),
+        )
+    mapping = {raw: target for raw, (target, _, _) in plan.items() if target is not None}
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS resolution_map (raw INTEGER PRIMARY KEY, target INTEGER)")
+    conn.execute("DELETE FROM resolution_map")
+    conn.executemany("INSERT INTO resolution_map VALUES (?, ?)", mapping.items())
+    conn.execute(
+        "UPDATE mentions SET entity_id = coalesce((SELECT target FROM resolution_map WHERE raw = raw_entity_id), raw_entity_id)"
+        " WHERE drawer_id IN (SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?)"
+        " AND entity_id IS NOT coalesce((SELECT target FROM resolution_map WHERE raw = raw_entity_id), raw_entity_id)",
+        (wing,),
+    )
+    moved = conn.execute(
+        "SELECT id, subject_id, predicate,"
+        " coalesce((SELECT target FROM resolution_map WHERE raw = raw_subject_id), raw_subject_id) AS new_subject,"
+        " CASE WHEN raw_object_id IS NULL THEN object_id"
+        "  ELSE coalesce((SELECT target FROM resolution_map WHERE raw = raw_object_id), raw_object_id) END AS new_object"
+        " FROM facts WHERE wing = ? AND raw_subject_id IS NOT NULL"
+        " AND (subject_id IS NOT new_subject OR object_id IS NOT new_object)",
+        (wing,),
+    ).fetchall()
+    groups = set()
+    for fact_id, old_subject, predicate, new_subject, new_object in moved:
+        conn.execute("UPDATE facts SET subject_id = ?, object_id = ? WHERE id = ?", (new_subject, new_object, fact_id))
+        if predicate != "mentioned_with":
+            groups |= {(old_subject, predicate), (new_subject, predicate)}
+    if groups:
+        apply_timelines(conn, groups, registry)
+    # aliases implied by resolutions: a short form or merged name is an alias of its target
+    conn.execute("DELETE FROM aliases WHERE source IN (?, ?) AND NOT EXISTS (SELECT 1 FROM entity_resolutions r"
+                 " JOIN entities e ON e.id = r.raw_entity_id WHERE r.entity_id = aliases.entity_id AND e.key = aliases.key)",
+                 (SHORT_FORM, USER_MERGE))
+    for raw, target in mapping.items():
+        name, key = conn.execute("SELECT name, key FROM entities WHERE id = ?", (raw,)).fetchone()
+        conn.execute("INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, ?)",
+                     (target, name, key, plan[raw][1]))
+    conn.execute(
+        "UPDATE entities SET type = coalesce((SELECT label FROM mentions m WHERE m.raw_entity_id = entities.id"
+        " GROUP BY label ORDER BY count(*) DESC, label LIMIT 1), type)"
+        " WHERE id IN (SELECT m.raw_entity_id FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
+        " JOIN files f ON f.id = d.file_id WHERE f.wing = ?)",
+        (wing,),
+    )
+    return len(moved)
+
+
+def resolve_all(conn, registry: dict | None = None) -> int:
+    """:func:`resolve_wing` for every wing, in one transaction. Returns facts moved."""
+    with store.transaction(conn):
+        wings = [r[0] for r in conn.execute("SELECT DISTINCT wing FROM files")]
+        return sum(resolve_wing(conn, wing, registry) for wing in wings)
+
+
+def _entity_named(conn, name: str):
+    key = entity_key(name)
+    row = conn.execute("SELECT id, name, key FROM entities WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        row = conn.execute(
+            "SELECT e.id, e.name, e.key FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE a.key = ?"
+            " ORDER BY a.source = 'name' DESC LIMIT 1", (key,)
+        ).fetchone()
+    if row is None:
+        raise UsageError(f"no entity named {name!r} in this palace", hint="`palace entity NAME` shows what is known")
+    return row
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A user's merge or split, as recorded (``reverted_at`` set once undone)."""
+
+    id: int
+    action: str
+    name: str
+    into: str
+    created_at: str
+    reverted_at: str | None
+
+
+def merge(conn, name: str, into: str, registry: dict | None = None) -> Decision:
+    """Record that ``name`` is the same entity as ``into`` (everywhere) and re-resolve.
+
+    Reverses an earlier split of the pair. Raises :class:`UsageError` for an unknown name
+    or a merge of a name into itself.
+    """
+    a, b = _entity_named(conn, name), _entity_named(conn, into)
+    if a["key"] == b["key"]:
+        raise UsageError(f"{name!r} and {into!r} are already one entity ({a['name']})")
+    now = _now()
+    with store.transaction(conn):
+        conn.execute("UPDATE entity_decisions SET reverted_at = ? WHERE reverted_at IS NULL AND"
+                     " ((name_key = ? AND into_key = ?) OR (name_key = ? AND into_key = ?))",
+                     (now, a["key"], b["key"], b["key"], a["key"]))
+        decision_id = conn.execute(
+            "INSERT INTO entity_decisions (action, name, name_key, into_name, into_key, created_at)"
+            " VALUES ('merge', ?, ?, ?, ?, ?)", (a["name"], a["key"], b["name"], b["key"], now),
+        ).lastrowid
+        for (wing,) in conn.execute("SELECT DISTINCT wing FROM files").fetchall():
+            resolve_wing(conn, wing, registry)
+    return Decision(decision_id, "merge", a["name"], b["name"], now, None)
+
+
+def split(conn, name: str, registry: dict | None = None) -> list[Decision]:
+    """Undo what ``name`` was resolved into (a user merge or a short form) and forbid the
+    automatic rules to redo it; re-resolve. Raises :class:`UsageError` when ``name`` is
+    not resolved into another entity anywhere."""
+    a = _entity_named(conn, name)
+    targets = conn.execute(
+        "SELECT DISTINCT e.id, e.name, e.key FROM entity_resolutions r JOIN entities e ON e.id = r.entity_id"
+        " WHERE r.raw_entity_id = ?", (a["id"],)
+    ).fetchall()
+    if not targets:
+        raise UsageError(
+            f"{a['name']!r} is not merged into another entity",
+            hint=f"`palace entity aliases {a['name']!r}` shows how it resolves",
+        )
+    now = _now()
+    out = []
+    with store.transaction(conn):
+        for target in targets:
+            conn.execute("UPDATE entity_decisions SET reverted_at = ? WHERE reverted_at IS NULL AND action = 'merge'"
+                         " AND name_key = ? AND into_key = ?", (now, a["key"], target["key"]))
+            decision_id = conn.execute(
+                "INSERT INTO entity_decisions (action, name, name_key, into_name, into_key, created_at)"
+                " VALUES ('split', ?, ?, ?, ?, ?)", (a["name"], a["key"], target["name"], target["key"], now),
+            ).lastrowid
+            out.append(Decision(decision_id, "split", a["name"], target["name"], now, None))
+        for (wing,) in conn.execute("SELECT DISTINCT wing FROM files").fetchall():
+            resolve_wing(conn, wing, registry)
+    return out
+
+
+@dataclass(frozen=True)
+class AliasEntry:
+    """One alias of an entity and where it comes from (``name``, ``front matter``,
+    ``e-mail``, ``short form``, ``user merge``)."""
+
+    alias: str
+    source: str
+
+
+@dataclass(frozen=True)
+class AliasReport:
+    """``palace entity aliases NAME``: the entity's aliases, the names resolved into it
+    (``resolved_from``), how the name itself resolves (``resolved_into``), and the user's
+    decisions about it."""
+
+    name: str
+    type: str
+    aliases: tuple[AliasEntry, ...]
+    resolved_from: tuple[Resolution, ...]
+    resolved_into: tuple[Resolution, ...]
+    decisions: tuple[Decision, ...]
+
+    def to_json(self) -> str:
+        """One JSON object with the field names documented in the README."""
+        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+
+
+def aliases(conn, name: str) -> AliasReport:
+    """Build the :class:`AliasReport` of ``name``. Raises :class:`UsageError` if unknown."""
+    entity = _entity_named(conn, name)
+    row = conn.execute("SELECT type FROM entities WHERE id = ?", (entity["id"],)).fetchone()
+    entries = tuple(AliasEntry(r[0], r[1]) for r in conn.execute(
+        "SELECT alias, source FROM aliases WHERE entity_id = ? ORDER BY source = 'name' DESC, alias", (entity["id"],)))
+
+    def resolutions(where: str) -> tuple[Resolution, ...]:
+        return tuple(
+            Resolution(r[0], r[1], r[2], r[3], r[4], r[5]) for r in conn.execute(
+                "SELECT raw.name, r.wing, t.name, r.rule, r.evidence, r.created_at FROM entity_resolutions r"
+                " JOIN entities raw ON raw.id = r.raw_entity_id LEFT JOIN entities t ON t.id = r.entity_id"
+                f" WHERE {where} ORDER BY r.wing, raw.name", (entity["id"],))
+        )
+
+    decisions = tuple(Decision(*r) for r in conn.execute(
+        "SELECT id, action, name, into_name, created_at, reverted_at FROM entity_decisions"
+        " WHERE name_key = ? OR into_key = ? ORDER BY id", (entity["key"], entity["key"])))
+    return AliasReport(entity["name"], row[0], entries, resolutions("r.entity_id = ?"),
+                       resolutions("r.raw_entity_id = ?"), decisions)

@@ -1,0 +1,235 @@
+"""Issue 3 end to end: typed facts read from notes, their valid time, supersession, conflicts,
+retractions, and entity resolution (short forms, two people with one first name, user
+merges and splits), all through real mining (spaCy, SQLite, Chroma, the packaged model)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from palace.cli.main import app
+from palace.core import Palace
+from palace.errors import UsageError
+from palace.facts import facts
+from palace.graph import profile
+from palace.resolution import aliases, merge, split
+
+
+def write(root, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def timeline(palace, about, predicate):
+    """``[(object, valid_from, valid_to, state)]`` of one predicate, history included."""
+    return [(f.object, f.valid_from, f.valid_to, f.state)
+            for f in facts(palace, about=about, predicate=predicate, history=True).facts]
+
+
+@pytest.fixture
+def notes(tmp_path):
+    root = tmp_path / "notes"
+    root.mkdir()
+    return root
+
+
+def test_medication_switch(notes, tmp_path):
+    write(notes, {
+        "2024-01-10.md": "# Mum\n\nRuth Whitfield takes Lisinopril 10mg every morning.\n",
+        "2024-04-02.md": "# Cardiology\n\nRuth Whitfield saw the cardiologist at York Hospital. "
+                         "The cardiologist switched her to Metoprolol.\n",
+    })
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        assert timeline(palace, "Ruth Whitfield", "takes") == [
+            ("Lisinopril", "2024-01-10", "2024-04-02", "superseded"),
+            ("Metoprolol", "2024-04-02", None, "current"),
+        ]
+        current = facts(palace, about="Ruth Whitfield", predicate="takes").facts
+        assert [(f.object, f.evidence) for f in current] == [("Metoprolol", "inferred")]  # "her" resolved
+        old = facts(palace, about="Ruth Whitfield", predicate="takes", history=True).facts[0]
+        assert old.superseded_by == current[0].id
+        assert old.path == "2024-01-10.md" and old.line == 3 and "Lisinopril 10mg" in old.sentence
+        assert old.extractor == "palace.relations.v1/take-drug" and old.evidence == "stated"
+        as_of = facts(palace, about="Ruth Whitfield", predicate="takes", as_of=dt.date(2024, 2, 1)).facts
+        assert [f.object for f in as_of] == ["Lisinopril"]
+        # a literal value can be asked about too
+        assert [f.subject for f in facts(palace, about="metoprolol").facts] == ["Ruth Whitfield"]
+
+
+def test_plan_downgrade(notes, tmp_path):
+    write(notes, {
+        "2024-03-01.md": "# Vendors\n\nLarkspur is on the Enterprise plan, 45 seats.\n",
+        "2025-01-02.md": "# Renewal\n\nWe downgraded Larkspur to the Starter plan today.\n",
+    })
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        assert timeline(palace, "Larkspur", "plan") == [
+            ("Enterprise", "2024-03-01", "2025-01-02", "superseded"),
+            ("Starter", "2025-01-02", None, "current"),
+        ]
+
+
+EMPLOYER = {
+    "2023-02-04.md": "# Dinner\n\nAlice Chen works at Northwind Labs on document models.\n",
+    "2024-09-02.md": "# News\n\nAlice Chen joined Acme Robotics as a staff engineer.\n",
+}
+
+
+def test_employer_change_mined_out_of_order_ends_as_mined_in_order(tmp_path):
+    newer_first = tmp_path / "a"
+    newer_first.mkdir()
+    write(newer_first, {"2024-09-02.md": EMPLOYER["2024-09-02.md"]})
+    together = tmp_path / "b"
+    together.mkdir()
+    write(together, EMPLOYER)
+    expected = [
+        ("Northwind Labs", "2023-02-04", "2024-09-02", "superseded"),
+        ("Acme Robotics", "2024-09-02", None, "current"),
+    ]
+    with Palace.open(tmp_path / "p1") as palace:
+        palace.mine(newer_first, wing="notes")
+        assert timeline(palace, "Alice Chen", "works_at") == [("Acme Robotics", "2024-09-02", None, "current")]
+        write(newer_first, {"2023-02-04.md": EMPLOYER["2023-02-04.md"]})
+        palace.mine(newer_first, wing="notes")
+        assert timeline(palace, "Alice Chen", "works_at") == expected
+        role = facts(palace, about="Alice Chen", predicate="role").facts
+        assert [(f.object, f.valid_from) for f in role] == [("staff engineer", "2024-09-02")]
+    with Palace.open(tmp_path / "p2") as palace:
+        palace.mine(together, wing="notes")
+        assert timeline(palace, "Alice Chen", "works_at") == expected
+
+
+def test_two_alices_stay_apart_and_alice_alone_is_ambiguous(notes, tmp_path):
+    write(notes, {
+        "2024-01-05.md": "# Dinner\n\nAlice Chen works at Northwind Labs. I had dinner with Alice Chen in Hackney.\n",
+        "2024-02-05.md": "# Design\n\nAlice Moreau works at Studio Pivot. Alice Moreau showed the new settings screen.\n",
+        "2024-03-05.md": "# Call\n\nI had coffee with Alice yesterday and Alice said the Lyon trip is on.\n",
+    })
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        assert [f.object for f in facts(palace, about="Alice Chen", predicate="works_at").facts] == ["Northwind Labs"]
+        assert [f.object for f in facts(palace, about="Alice Moreau", predicate="works_at").facts] == ["Studio Pivot"]
+        card = profile(palace, "Alice")
+        assert card.name == "Alice" and card.ambiguous_with == ("Alice Chen", "Alice Moreau")
+        report = aliases(palace.conn, "Alice")
+        assert [(r.into, r.rule) for r in report.resolved_into] == [(None, "ambiguous short form")]
+        assert "Alice" not in profile(palace, "Alice Chen").aliases
+
+
+def test_a_short_form_joins_the_only_person_it_can_be(notes, tmp_path):
+    write(notes, {
+        "2024-01-05.md": "# Dinner\n\nAlice Chen works at Northwind Labs. I had dinner with Alice Chen in Hackney.\n",
+        "2024-09-20.md": "# Coffee\n\nI had coffee with Alice yesterday. Alice works at Acme Robotics now.\n",
+    })
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        assert timeline(palace, "Alice Chen", "works_at") == [
+            ("Northwind Labs", "2024-01-05", "2024-09-20", "superseded"),
+            ("Acme Robotics", "2024-09-20", None, "current"),
+        ]
+        report = aliases(palace.conn, "Alice Chen")
+        assert ("Alice", "short form") in {(a.alias, a.source) for a in report.aliases}
+        (why,) = report.resolved_from
+        assert why.name == "Alice" and why.rule == "short form" and "Alice Chen" in why.evidence
+        assert profile(palace, "alice").name == "Alice Chen"
+
+
+def test_same_day_different_values_is_a_conflict(notes, tmp_path):
+    write(notes, {
+        "2024-05-01-sync.md": "# Sync\n\nBob Okafor reports to Helen Marsh.\n",
+        "2024-05-01-hr.md": "# HR\n\nBob Okafor reports to Priya Raman.\n",
+    })
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        current = facts(palace, about="Bob Okafor", predicate="reports_to").facts
+        assert sorted(f.object for f in current) == ["Helen Marsh", "Priya Raman"]
+        assert all(f.state == "current" and f.valid_to is None for f in current)
+        helen, priya = sorted(current, key=lambda f: f.object)
+        assert helen.conflicts_with == (priya.id,) and priya.conflicts_with == (helen.id,)
+
+
+def test_a_file_edit_retracts_a_fact_and_the_earlier_value_reopens(notes, tmp_path):
+    write(notes, {
+        "2023-11-19.md": "# Pub\n\nMarcus Webb lives in London.\n",
+        "2025-01-18.md": "# Call\n\nMarcus Webb moved to Lisbon last weekend.\n",
+    })
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        assert timeline(palace, "Marcus Webb", "lives_in") == [
+            ("London", "2023-11-19", "2025-01-11", "superseded"),
+            ("Lisbon", "2025-01-11", None, "current"),
+        ]
+        moved = facts(palace, about="Marcus Webb", predicate="moved_to").facts
+        assert [(f.object, f.valid_from, f.valid_to) for f in moved] == [("Lisbon", "2025-01-11", "2025-01-13")]
+        time.sleep(1.1)
+        write(notes, {"2025-01-18.md": "# Call\n\nMarcus Webb sounded tired on the call.\n"})
+        palace.mine(notes)
+        assert facts(palace, about="Marcus Webb", predicate="lives_in").facts[0].object == "London"
+        history = facts(palace, about="Marcus Webb", predicate="lives_in", history=True).facts
+        assert [(f.object, f.valid_to, f.state) for f in history] == [
+            ("London", None, "current"), ("Lisbon", None, "invalidated")]
+        assert history[1].invalidation_reason == "file changed: text no longer there"
+
+
+def test_user_merge_and_split_survive_a_re_mine(notes, tmp_path):
+    write(notes, {
+        "2024-01-10.md": "# Mum\n\nRuth Whitfield takes Lisinopril 10mg. Ruth Whitfield lives in York.\n",
+        "2024-04-12.md": "# Call\n\nMum is on Metoprolol now. Mum sounded cheerful.\n",
+    })
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        assert timeline(palace, "Ruth Whitfield", "takes") == [("Lisinopril", "2024-01-10", None, "current")]
+        merge(palace.conn, "Mum", "Ruth Whitfield", palace.registry)
+        assert timeline(palace, "Ruth Whitfield", "takes") == [
+            ("Lisinopril", "2024-01-10", "2024-04-12", "superseded"),
+            ("Metoprolol", "2024-04-12", None, "current"),
+        ]
+        assert profile(palace, "mum").name == "Ruth Whitfield"
+        write(notes, {"2024-04-20.md": "# Visit\n\nMum made soup.\n"})  # a re-mine keeps the user's merge
+        palace.mine(notes)
+        assert timeline(palace, "Ruth Whitfield", "takes")[-1] == ("Metoprolol", "2024-04-12", None, "current")
+        report = aliases(palace.conn, "Ruth Whitfield")
+        assert [(d.action, d.name, d.into, d.reverted_at) for d in report.decisions] == [
+            ("merge", "Mum", "Ruth Whitfield", None)]
+        split(palace.conn, "Mum", palace.registry)
+        palace.mine(notes)
+        assert timeline(palace, "Ruth Whitfield", "takes") == [("Lisinopril", "2024-01-10", None, "current")]
+        assert [f.object for f in facts(palace, about="Mum", predicate="takes").facts] == ["Metoprolol"]
+        with pytest.raises(UsageError):
+            split(palace.conn, "Mum", palace.registry)
+
+
+def test_e_mail_addresses_are_aliases(notes, tmp_path):
+    write(notes, {"2024-01-05.md": "# Intro\n\nMet Alice Chen <alice.chen@acme.io> about the Harbor project.\n"})
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        assert profile(palace, "alice.chen@acme.io").name == "Alice Chen"
+        assert ("alice.chen@acme.io", "e-mail") in {(a.alias, a.source) for a in aliases(palace.conn, "Alice Chen").aliases}
+
+
+def test_cli_merge_aliases_split(notes, tmp_path):
+    write(notes, {"2024-01-10.md": "# Mum\n\nRuth Whitfield lives in York. Mum lives in York too.\n"})
+    palace_dir = tmp_path / "palace"
+    runner = CliRunner()
+    assert runner.invoke(app, ["mine", str(notes), "--palace", str(palace_dir)]).exit_code == 0
+    result = runner.invoke(app, ["entity", "merge", "Mum", "Ruth Whitfield", "--palace", str(palace_dir)])
+    assert result.exit_code == 0, result.output
+    assert "Mum" in result.output and "Ruth Whitfield" in result.output
+    result = runner.invoke(app, ["entity", "aliases", "Ruth Whitfield", "--palace", str(palace_dir), "--json"])
+    data = json.loads(result.output)
+    assert set(data) == {"name", "type", "aliases", "resolved_from", "resolved_into", "decisions"}
+    assert {"alias": "Mum", "source": "user merge"} in data["aliases"]
+    result = runner.invoke(app, ["entity", "split", "Mum", "--palace", str(palace_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)[0]["action"] == "split"
+    result = runner.invoke(app, ["entity", "split", "Mum", "--palace", str(palace_dir)])
+    assert result.exit_code == 1 and "not merged" in result.output
+    card = json.loads(runner.invoke(app, ["entity", "Ruth Whitfield", "--palace", str(palace_dir), "--json"]).output)
+    assert [(f["predicate"], f["object"]) for f in card["current"]] == [("lives_in", "York")]
