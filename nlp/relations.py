@@ -523,8 +523,8 @@ class RelationReader:
                 value = self._status(obj)
             elif pattern.value == "medication":
                 value = self._medication(obj)
-            else:
-                object_mention = sentence.mention_in(obj)
+            else:  # "the Harbor budget" is a budget, not Harbor: only the head word counts
+                object_mention = sentence.mention_of(obj)
                 if object_mention is None:
                     if pattern.entity or obj.lower_ in PRONOUNS or obj.pos_ == "PRON":
                         continue

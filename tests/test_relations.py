@@ -1,0 +1,68 @@
+"""Relation rules on strings (the real spaCy pipeline): what yields a typed fact and what,
+being hedged, negated, planned or conditional, must not."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from palace.nlp.extraction import Extractor
+
+NOTE_DATE = dt.date(2024, 12, 31)
+
+
+@pytest.fixture(scope="module")
+def extractor():
+    return Extractor()
+
+
+def read(extractor, text, base=NOTE_DATE):
+    found = extractor.extract(text, base)
+    out = []
+    for r in found.relations:
+        obj = found.entities[r.object].name if r.object is not None else r.value
+        date = found.relation_date(r)
+        out.append((r.subject_name or found.entities[r.subject].name, r.predicate, obj,
+                    date.start.isoformat() if date else None, r.evidence))
+    return out
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("From 1 July, Bob Okafor reports to Helen Marsh instead of Priya.",
+     ("Bob Okafor", "reports_to", "Helen Marsh", "2024-07-01", "stated")),
+    ("Priya Raman is the Director of Engineering.",
+     ("Priya Raman", "role", "Director of Engineering", None, "stated")),
+    ("Marcus Webb has lived in London for ten years now.", ("Marcus Webb", "lives_in", "London", None, "stated")),
+    ("Ruth is now taking Lisinopril 10mg, once a day in the morning.", ("Ruth", "takes", "Lisinopril", None, "stated")),
+    ("We're on the Larkspur Enterprise plan (45 seats, about $42,000 a year).",
+     ("Larkspur", "plan", "Enterprise", None, "stated")),
+    ("Helen Marsh approved the Harbor budget on 14 February.",
+     ("Helen Marsh", "approved", "Harbor budget", "2024-02-14", "stated")),
+])
+def test_a_statement_yields_its_fact(extractor, text, expected):
+    assert expected in read(extractor, text)
+
+
+@pytest.mark.parametrize("text", [
+    "Alice Moreau might move to Paris.",
+    "Bob Okafor does not report to Helen Marsh.",
+    "If Larkspur is on the Enterprise plan, we pay more.",
+    "Plan is for Jack Huey to write the RFC.",
+    "Mara Bos can decide on the travel grants.",
+    "Does Bob Okafor report to Helen Marsh?",
+])
+def test_hedged_negated_planned_or_asked_statements_yield_no_typed_fact(extractor, text):
+    assert read(extractor, text) == []
+
+
+def test_a_past_tense_month_without_a_year_is_the_one_before_the_note(extractor):
+    # written on 2024-12-31: "In April" after a past-tense verb is April 2024, not 2025
+    facts = read(extractor, "Ruth Whitfield saw the cardiologist. In April the cardiologist switched her to Metoprolol.")
+    assert ("Ruth Whitfield", "takes", "Metoprolol", "2024-04-01", "inferred") in facts
+
+
+def test_a_heading_does_not_join_the_name_under_it(extractor):
+    found = extractor.extract("# Pub\n\nMarcus Webb lives in London.", NOTE_DATE)
+    assert "Marcus Webb" in {m.name for m in found.entities}
+    assert ("Marcus Webb", "lives_in", "London", None, "stated") in read(extractor, "# Pub\n\nMarcus Webb lives in London.")
