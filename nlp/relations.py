@@ -626,4 +626,6 @@ class RelationReader:
             return []
         doc = sentence.doc
         value = " ".join(doc.text[rest[0].idx:].split("\n", 1)[0].split()).rstrip(".")[:MAX_VALUE_CHARS]
+        if sum(ch.isalpha() for ch in value) < 12 or len(value.split()) < 3:  # "Resolved: (Niko)"
+            return []
         return [self._relation(pattern, sentence, subject, None, value, None, True)]
