@@ -573,13 +573,6 @@ class RelationReader:
             return False
         return not (set(allowed) == {"PERSON"} and label in ("GPE", "LOC"))
 
-    def _first_mention(self, token: "Token", sentence: _Sentence) -> int | None:
-        for t in token.subtree:
-            found = sentence.mention_of(t)
-            if found is not None:
-                return found
-        return None
-
     def _relation(self, pattern, sentence: _Sentence, subject, object_mention, value, verb, inferred) -> Relation:
         clause = _clause_span(verb) if verb is not None else (0, len(sentence.doc.text))
         confidence = INFERRED_CONFIDENCE if inferred else (STATED_CONFIDENCE if object_mention is not None else VALUE_CONFIDENCE)

@@ -48,7 +48,7 @@ from palace.nlp.extraction import (
 from palace.reading import Note, Unreadable, read_note
 from palace.nlp.relations import RelationRules
 from palace.resolution import resolve_wing
-from palace.temporal import apply_timelines, load_values
+from palace.temporal import apply_timelines, load_values, recorded_now
 from palace.vectors import date_number
 
 if TYPE_CHECKING:
@@ -148,10 +148,6 @@ def embed_input(title: str, heading_path: tuple[str, ...], text: str) -> str:
         prefix = " ".join(words[:20])
     prefix = prefix[:120]
     return f"{prefix}\n{text}" if prefix else text
-
-
-def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def mine(
@@ -405,14 +401,14 @@ def _record_file(conn, wing, root, rel, status, reason, previous) -> None:
         if previous is not None:
             conn.execute(
                 "UPDATE files SET status = ?, reason = ?, mined_at = ?, root = ? WHERE id = ?",
-                (status, reason, _now(), str(root), previous["id"]),
+                (status, reason, recorded_now(), str(root), previous["id"]),
             )
         else:
             conn.execute(
                 "INSERT INTO files (wing, root, path, room, status, reason, mined_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT(wing, path) DO UPDATE SET status = excluded.status, reason = excluded.reason,"
                 " mined_at = excluded.mined_at",
-                (wing, str(root), rel, room, status, reason, _now()),
+                (wing, str(root), rel, room, status, reason, recorded_now()),
             )
 
 
@@ -423,7 +419,7 @@ def _forget_drawers(conn, file_row, *, reason: str, keep: set[str] | None = None
         return 0
     rows = conn.execute("SELECT rowid, id FROM drawers WHERE file_id = ?", (file_row["id"],)).fetchall()
     gone = [r for r in rows if not keep or r["id"] not in keep]
-    now = _now()
+    now = recorded_now()
     for row in gone:
         conn.execute("DELETE FROM drawers_fts WHERE rowid = ?", (row["rowid"],))
         conn.execute("INSERT OR IGNORE INTO vector_tombstones VALUES (?)", (row["id"],))
@@ -474,7 +470,7 @@ def _entity_id(conn, cache: dict, name: str, label: str) -> int:
 def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor, registry: dict) -> int:
     """Replace one file's drawers and graph material; inside the caller's transaction."""
     note = item.note
-    now = _now()
+    now = recorded_now()
     values = dict(
         wing=wing, root=str(root), path=item.rel, room=item.room, size=note.size, mtime=note.mtime,
         content_hash=note.content_hash, status="indexed", reason="", encoding=note.encoding,

@@ -22,22 +22,18 @@ front-matter ``aliases:`` and e-mail addresses are aliases of their entity.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from dataclasses import asdict, dataclass
 
 from palace import store
 from palace.errors import UsageError
 from palace.nlp.extraction import entity_key
-from palace.temporal import apply_timelines
+from palace.graph import find_entities
+from palace.temporal import apply_timelines, recorded_now
 
 SHORT_FORM = "short form"
 USER_MERGE = "user merge"
 AMBIGUOUS = "ambiguous short form"
-
-
-def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
@@ -135,7 +131,7 @@ def resolve_wing(conn, wing: str, registry: dict | None = None) -> int:
     aliases a resolution implies, and recomputes the one-value timelines of the subjects
     whose facts moved. Returns how many facts changed subject or object."""
     plan = plan_wing(conn, wing)
-    now = _now()
+    now = recorded_now()
     before = {r[0]: r for r in conn.execute(
         "SELECT raw_entity_id, entity_id, rule, evidence, created_at FROM entity_resolutions WHERE wing = ?", (wing,)
     )}
@@ -192,24 +188,21 @@ def resolve_wing(conn, wing: str, registry: dict | None = None) -> int:
     return len(moved)
 
 
-def resolve_all(conn, registry: dict | None = None) -> int:
-    """:func:`resolve_wing` for every wing, in one transaction. Returns facts moved."""
-    with store.transaction(conn):
-        wings = [r[0] for r in conn.execute("SELECT DISTINCT wing FROM files")]
-        return sum(resolve_wing(conn, wing, registry) for wing in wings)
+def resolve_every_wing(conn, registry: dict | None = None) -> int:
+    """:func:`resolve_wing` for every wing, inside the caller's transaction (a user
+    decision applies everywhere). Returns how many facts moved."""
+    wings = [r[0] for r in conn.execute("SELECT DISTINCT wing FROM files").fetchall()]
+    return sum(resolve_wing(conn, wing, registry) for wing in wings)
 
 
 def _entity_named(conn, name: str):
-    key = entity_key(name)
-    row = conn.execute("SELECT id, name, key FROM entities WHERE key = ?", (key,)).fetchone()
-    if row is None:
-        row = conn.execute(
-            "SELECT e.id, e.name, e.key FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE a.key = ?"
-            " ORDER BY a.source = 'name' DESC LIMIT 1", (key,)
-        ).fetchone()
-    if row is None:
-        raise UsageError(f"no entity named {name!r} in this palace", hint="`palace entity NAME` shows what is known")
-    return row
+    """The entity of that exact name, else the one an alias stands for (the lookup of
+    ``palace entity``, with its "did you mean" hint). Raises :class:`UsageError`."""
+    exact = conn.execute("SELECT id, name, key FROM entities WHERE key = ?", (entity_key(name),)).fetchone()
+    if exact is not None:  # "Mum" is the entity Mum even once it is an alias of Ruth
+        return exact
+    row = find_entities(conn, name)[0]
+    return conn.execute("SELECT id, name, key FROM entities WHERE id = ?", (row["id"],)).fetchone()
 
 
 @dataclass(frozen=True)
@@ -233,7 +226,7 @@ def merge(conn, name: str, into: str, registry: dict | None = None) -> Decision:
     a, b = _entity_named(conn, name), _entity_named(conn, into)
     if a["key"] == b["key"]:
         raise UsageError(f"{name!r} and {into!r} are already one entity ({a['name']})")
-    now = _now()
+    now = recorded_now()
     with store.transaction(conn):
         conn.execute("UPDATE entity_decisions SET reverted_at = ? WHERE reverted_at IS NULL AND"
                      " ((name_key = ? AND into_key = ?) OR (name_key = ? AND into_key = ?))",
@@ -242,8 +235,7 @@ def merge(conn, name: str, into: str, registry: dict | None = None) -> Decision:
             "INSERT INTO entity_decisions (action, name, name_key, into_name, into_key, created_at)"
             " VALUES ('merge', ?, ?, ?, ?, ?)", (a["name"], a["key"], b["name"], b["key"], now),
         ).lastrowid
-        for (wing,) in conn.execute("SELECT DISTINCT wing FROM files").fetchall():
-            resolve_wing(conn, wing, registry)
+        resolve_every_wing(conn, registry)
     return Decision(decision_id, "merge", a["name"], b["name"], now, None)
 
 
@@ -261,7 +253,7 @@ def split(conn, name: str, registry: dict | None = None) -> list[Decision]:
             f"{a['name']!r} is not merged into another entity",
             hint=f"`palace entity aliases {a['name']!r}` shows how it resolves",
         )
-    now = _now()
+    now = recorded_now()
     out = []
     with store.transaction(conn):
         for target in targets:
@@ -272,8 +264,7 @@ def split(conn, name: str, registry: dict | None = None) -> list[Decision]:
                 " VALUES ('split', ?, ?, ?, ?, ?)", (a["name"], a["key"], target["name"], target["key"], now),
             ).lastrowid
             out.append(Decision(decision_id, "split", a["name"], target["name"], now, None))
-        for (wing,) in conn.execute("SELECT DISTINCT wing FROM files").fetchall():
-            resolve_wing(conn, wing, registry)
+        resolve_every_wing(conn, registry)
     return out
 
 

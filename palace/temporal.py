@@ -149,6 +149,12 @@ def close_timeline(assertions: Iterable[Assertion]) -> dict[int, Closure]:
     return out
 
 
+def recorded_now() -> str:
+    """The current moment as recorded time: UTC ISO 8601, seconds
+    (``2024-05-01T09:30:00+00:00``)."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
 def valid_at(valid_from: dt.date | None, valid_to: dt.date | None, day: dt.date) -> bool:
     """True when ``day`` lies in the half-open valid time ``[valid_from, valid_to)``."""
     return (valid_from is None or valid_from <= day) and (valid_to is None or day < valid_to)
