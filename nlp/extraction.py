@@ -132,8 +132,10 @@ _YEAR = re.compile(r"\b\d{4}\b|'\d{2}\b")
 
 
 def entity_key(name: str) -> str:
-    """The lookup key of an entity name: whitespace collapsed, case-folded."""
-    return " ".join(name.split()).casefold()
+    """The lookup key of an entity name: whitespace collapsed, case-folded, a leading
+    "the" dropped ("The Leadership Council" and "Leadership Council" are one entity)."""
+    key = " ".join(name.split()).casefold()
+    return key[4:] if key.startswith("the ") and len(key) > 4 else key
 
 
 def _plausible_name(name: str) -> bool:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from palace.errors import UsageError
 from palace.nlp.dates import DateInterval, find_date_window
+from palace.nlp.extraction import entity_key
 
 _WORD = re.compile(r"[\w][\w.&'’-]*", re.UNICODE)
 STOPWORDS = frozenset(
@@ -116,7 +117,7 @@ def match_entities(
                 word = words[0]
                 if word.lower() in STOPWORDS or not word[:1].isupper() or len(word) < 2:
                     continue
-            key = " ".join(words).casefold()
+            key = entity_key(" ".join(words))
             candidates.setdefault(key, (tokens[i][1], tokens[i + size - 1][2], " ".join(words)))
     if not candidates:
         return ()

@@ -161,7 +161,8 @@ MIGRATIONS: list[tuple[str, str]] = [
     ),
     (
         # one entity per name key (NER types of one name vary: the type becomes the
-        # majority label of its mentions); the entity as read is kept beside the resolved
+        # majority label of its mentions; a leading "the" is no longer part of the key,
+        # so "the Leadership Council" is "Leadership Council"); the entity as read is kept beside the resolved
         # one, so that resolutions (short forms, user merges) can be undone; decisions
         # and resolutions are recorded for audit
         "0002_entity_resolution",
@@ -174,7 +175,9 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE facts ADD COLUMN raw_object_id INTEGER;
         UPDATE facts SET raw_subject_id = subject_id, raw_object_id = object_id;
         CREATE TEMP TABLE entity_map AS
-            SELECT e.id AS old, (SELECT min(k.id) FROM entities k WHERE k.key = e.key) AS new FROM entities e;
+            SELECT e.id AS old, (SELECT min(k.id) FROM entities k WHERE
+                (CASE WHEN k.key LIKE 'the %' THEN substr(k.key, 5) ELSE k.key END)
+                = (CASE WHEN e.key LIKE 'the %' THEN substr(e.key, 5) ELSE e.key END)) AS new FROM entities e;
         DELETE FROM entity_map WHERE old = new;
         UPDATE mentions SET entity_id = (SELECT new FROM entity_map WHERE old = mentions.entity_id),
             raw_entity_id = (SELECT new FROM entity_map WHERE old = mentions.entity_id)
@@ -190,6 +193,9 @@ MIGRATIONS: list[tuple[str, str]] = [
         DELETE FROM aliases WHERE entity_id IN (SELECT old FROM entity_map);
         DELETE FROM entities WHERE id IN (SELECT old FROM entity_map);
         DROP TABLE entity_map;
+        UPDATE entities SET key = substr(key, 5) WHERE key LIKE 'the %';
+        UPDATE OR IGNORE aliases SET key = substr(key, 5) WHERE key LIKE 'the %';
+        DELETE FROM aliases WHERE key LIKE 'the %';
         UPDATE entities SET type = coalesce((SELECT label FROM mentions m WHERE m.entity_id = entities.id
             GROUP BY label ORDER BY count(*) DESC, label LIMIT 1), type);
         CREATE UNIQUE INDEX entities_one_per_key ON entities(key);

@@ -1,0 +1,44 @@
+"""Schema migrations carry an existing palace forward without losing anything."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from palace import store
+
+
+def test_0002_makes_one_entity_per_name_and_keeps_every_mention_fact_and_alias(tmp_path):
+    conn = sqlite3.connect(tmp_path / "palace.db", isolation_level=None)
+    conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    name, sql = store.MIGRATIONS[0]
+    for statement in store._statements(sql):
+        conn.execute(statement)
+    conn.execute("INSERT INTO schema_migrations VALUES (?, datetime('now'))", (name,))
+    conn.execute("INSERT INTO files (id, wing, root, path, room, status, mined_at) VALUES (1, 'w', '/w', 'a.md', '', 'indexed', 't')")
+    conn.execute("INSERT INTO drawers (id, file_id, ordinal, char_start, char_end, line_start, line_end, heading_path,"
+                 " text, text_hash, embed_hash) VALUES ('d1', 1, 0, 0, 60, 1, 1, '[]', 'x', 'h', 'h')")
+    # spaCy read one council three ways: ORG, PERSON, and with an article
+    entities = [(1, "Leadership Council", "ORG", "leadership council"),
+                (2, "Leadership Council", "PERSON", "leadership council"),
+                (3, "The Leadership Council", "ORG", "the leadership council"),
+                (4, "Mara Bos", "PERSON", "mara bos")]
+    conn.executemany("INSERT INTO entities VALUES (?, ?, ?, ?)", entities)
+    conn.executemany("INSERT INTO aliases VALUES (?, ?, ?, 'name')", [(i, n, k) for i, n, _, k in entities])
+    conn.executemany("INSERT INTO mentions (entity_id, drawer_id, char_start, char_end, surface, extractor, confidence)"
+                     " VALUES (?, 'd1', 0, 5, 's', 'ner', 0.7)", [(1,), (1,), (2,), (3,), (4,)])
+    conn.execute("INSERT INTO facts (subject_id, predicate, object_id, recorded_at, drawer_id, wing, path, char_start,"
+                 " char_end, sentence, extractor, confidence) VALUES (4, 'member_of', 3, 't', 'd1', 'w', 'a.md', 0, 5,"
+                 " 's', 'x', 0.8)")
+    conn.close()
+
+    conn = store.connect(tmp_path)
+    assert [tuple(r) for r in conn.execute("SELECT id, name, type, key FROM entities ORDER BY id")] == [
+        (1, "Leadership Council", "ORG", "leadership council"), (4, "Mara Bos", "PERSON", "mara bos")]
+    assert [tuple(r) for r in conn.execute("SELECT entity_id, raw_entity_id, label FROM mentions ORDER BY id")] == [
+        (1, 1, "ORG"), (1, 1, "ORG"), (1, 1, "PERSON"), (1, 1, "ORG"), (4, 4, "PERSON")]
+    assert tuple(conn.execute("SELECT subject_id, object_id, raw_subject_id, raw_object_id FROM facts").fetchone()) == (
+        4, 1, 4, 1)
+    assert {tuple(r) for r in conn.execute("SELECT entity_id, key FROM aliases")} == {
+        (1, "leadership council"), (4, "mara bos")}
+    assert [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")] == [
+        "0001_initial", "0002_entity_resolution"]
