@@ -39,6 +39,19 @@ def read(extractor, text, base=NOTE_DATE):
      ("Larkspur", "plan", "Enterprise", None, "stated")),
     ("Helen Marsh approved the Harbor budget on 14 February.",
      ("Helen Marsh", "approved", "Harbor budget", "2024-02-14", "stated")),
+    ("Mara Bos is a member of the Leadership Council.", ("Mara Bos", "member_of", "the Leadership Council", None, "stated")),
+    ("Jack Huey leads the Lang Team.", ("Jack Huey", "leads", "the Lang Team", None, "stated")),
+    ("The Leadership Council decided to fund the RustConf travel grants.",
+     ("The Leadership Council", "decided", "to fund the RustConf travel grants", None, "stated")),
+    ("Niko Matsakis created the Polonius project.", ("Niko Matsakis", "created", "Polonius project", None, "stated")),
+    ("Mark Rousskov owns the Triagebot repository.", ("Mark Rousskov", "owns", "Triagebot repository", None, "stated")),
+    ("Acme Robotics uses Zulip.", ("Acme Robotics", "uses", "Zulip", None, "stated")),
+    ("In March, Acme Robotics switched from Slack to Zulip.",
+     ("Acme Robotics", "switched_to", "Zulip", "2024-03-01", "stated")),
+    ("Alice Chen left Northwind Labs in August.", ("Alice Chen", "left", "Northwind Labs", "2024-08-01", "stated")),
+    ("Helen Marsh replaced Priya Raman.", ("Helen Marsh", "replaced", "Priya Raman", None, "stated")),
+    ("Alice Chen joined Acme Robotics in September.", ("Alice Chen", "joined", "Acme Robotics", "2024-09-01", "stated")),
+    ("Tomás fixed the crash. Beacon was cancelled in May.", ("Beacon", "status", "cancelled", "2024-05-01", "stated")),
 ])
 def test_a_statement_yields_its_fact(extractor, text, expected):
     assert expected in read(extractor, text)

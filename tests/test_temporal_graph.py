@@ -233,3 +233,27 @@ def test_cli_merge_aliases_split(notes, tmp_path):
     assert result.exit_code == 1 and "not merged" in result.output
     card = json.loads(runner.invoke(app, ["entity", "Ruth Whitfield", "--palace", str(palace_dir), "--json"]).output)
     assert [(f["predicate"], f["object"]) for f in card["current"]] == [("lives_in", "York")]
+
+
+def test_a_predicate_added_in_the_palace_config_is_read_while_mining(notes, tmp_path):
+    palace_dir = tmp_path / "palace"
+    palace_dir.mkdir()
+    (palace_dir / "config.json").write_text(json.dumps({
+        "predicates": [{"name": "mentors", "cardinality": "many", "kind": "state", "verbs": ["mentor"]}]}))
+    write(notes, {"2024-05-01.md": "# Team\n\nHelen Marsh mentored Bob Okafor through the reorg.\n"})
+    with Palace.open(palace_dir) as palace:
+        palace.mine(notes)
+        (fact,) = facts(palace, about="Helen Marsh", predicate="mentors").facts
+        assert (fact.subject, fact.object, fact.valid_from, fact.valid_to) == ("Helen Marsh", "Bob Okafor", "2024-05-01", None)
+        assert fact.extractor == "palace.relations.v1/mentors"
+
+
+def test_a_fact_the_edited_text_still_states_stays_current(notes, tmp_path):
+    write(notes, {"2023-11-19.md": "# Pub\n\nMarcus Webb lives in London.\n"})
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        time.sleep(1.1)
+        write(notes, {"2023-11-19.md": "# Pub\n\nMarcus Webb lives in London. The beer was warm.\n"})
+        palace.mine(notes)
+        assert timeline(palace, "Marcus Webb", "lives_in") == [
+            ("London", "2023-11-19", None, "invalidated"), ("London", "2023-11-19", None, "current")]
