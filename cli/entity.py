@@ -14,13 +14,13 @@ import typer
 from palace.cli.main import PalaceOption, app, guarded
 from palace.errors import UsageError
 
-USAGE = "palace entity NAME | aliases NAME | merge NAME INTO | split NAME"
+USAGE = "palace entity NAME | aliases NAME | merge NAME INTO | split NAME | path NAME OTHER"
 
 
 @app.command()
 @guarded
 def entity(
-    words: List[str] = typer.Argument(..., metavar="NAME | aliases NAME | merge NAME INTO | split NAME",
+    words: List[str] = typer.Argument(..., metavar="NAME | aliases NAME | merge NAME INTO | split NAME | path NAME OTHER",
                                       help="A name or alias, any case (e.g. \"Alice Chen\", \"alice's\"), "
                                            "or a sub-command and its names."),
     palace_dir: Optional[Path] = PalaceOption,
@@ -32,12 +32,13 @@ def entity(
     `palace entity aliases NAME` shows its aliases and why each name resolves as it
     does; `palace entity merge NAME INTO` records that NAME is INTO (kept on every
     re-mine); `palace entity split NAME` undoes what NAME was merged into and keeps it
-    apart.
+    apart; `palace entity path NAME OTHER` shows how two names are connected, each hop
+    with its citation.
     """
     from palace.core import Palace
 
     command, names = ("profile", words) if len(words) == 1 else (words[0], words[1:])
-    arity = {"profile": 1, "aliases": 1, "split": 1, "merge": 2}
+    arity = {"profile": 1, "aliases": 1, "split": 1, "merge": 2, "path": 2}
     if arity.get(command) != len(names):
         raise UsageError(f"cannot read `palace entity {' '.join(words)}`", hint=f"usage: {USAGE} (quote names with spaces)")
     with Palace.open(palace_dir, create=False) as palace:
@@ -46,6 +47,11 @@ def entity(
 
             card = profile(palace, names[0])
             return typer.echo(card.to_json()) if as_json else _render_profile(card)
+        if command == "path":
+            from palace.graph import connection
+
+            found = connection(palace, names[0], names[1])
+            return typer.echo(found.to_json()) if as_json else _render_connection(found)
         from palace import resolution
 
         if command == "aliases":
@@ -82,7 +88,8 @@ def _render_profile(card) -> None:
         out.print(f"aliases: {escape(', '.join(card.aliases))}")
     out.print(
         f"mentions: {card.mentions} in {card.drawers} drawers of {card.files} files   "
-        f"first seen {card.first_seen or '—'}, last seen {card.last_seen or '—'}   facts: {card.facts} current"
+        f"first seen {card.first_seen or '—'}, last seen {card.last_seen or '—'}   facts: {card.facts} current   "
+        f"degree: {card.degree}"
     )
     for f in card.current:
         since = f"since {f.valid_from}" if f.valid_to is None else f"{f.valid_from} → {f.valid_to}"
@@ -110,3 +117,16 @@ def _render_aliases(report) -> None:
     for d in report.decisions:
         state = f"reverted {d.reverted_at}" if d.reverted_at else "in force"
         out.print(f"  decision #{d.id}: {d.action} {escape(d.name)} / {escape(d.into)} ({d.created_at}, {state})")
+
+
+def _render_connection(found) -> None:
+    from rich.markup import escape
+
+    out = _console()
+    if not found.hops:
+        out.print(f"no connection between {escape(found.source)} and {escape(found.target)} within 4 hops")
+        return
+    for hop in found.hops:
+        where = f"{hop.path}:{hop.line}" if hop.line else hop.path
+        out.print(f"{escape(hop.subject)} –{hop.predicate}→ {escape(hop.object)}  [cyan]{escape(where)}[/]")
+        out.print(f"    [dim]{escape(hop.sentence[:160])}[/]")

@@ -50,8 +50,9 @@ class EntityProfile:
     the earliest and latest dates of the drawers that mention it (ISO days); ``facts``
     counts its current facts; ``current`` lists its current typed facts
     (:class:`palace.facts.FactView`, ``mentioned_with`` left out); ``related`` are its
-    strongest neighbours; ``recent`` the latest mentions; ``ambiguous_with`` the people
-    a short name like "Alice" could be, when it cannot be resolved.
+    strongest neighbours and ``degree`` how many entities it shares a sentence with;
+    ``recent`` the latest mentions; ``ambiguous_with`` the people a short name like
+    "Alice" could be, when it cannot be resolved.
     """
 
     name: str
@@ -68,6 +69,7 @@ class EntityProfile:
     recent: tuple[Citation, ...]
     current: tuple = ()
     ambiguous_with: tuple[str, ...] = ()
+    degree: int = 0
 
     def to_json(self) -> str:
         """One JSON object with the field names documented in the README."""
@@ -184,4 +186,71 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
         recent=citations,
         current=current,
         ambiguous_with=tuple(candidates),
+        degree=graph.degree("self") if "self" in graph else 0,
     )
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of a connection: ``subject`` –``predicate``→ ``object``, cited by the
+    fact ``fact_id`` at ``path``:``line`` (``sentence``)."""
+
+    subject: str
+    predicate: str
+    object: str
+    fact_id: int
+    path: str
+    line: int | None
+    sentence: str
+
+
+@dataclass(frozen=True)
+class Connection:
+    """How two names are connected through current facts: the ``hops`` of a shortest
+    path (empty when they are not connected within ``max_hops``)."""
+
+    source: str
+    target: str
+    hops: tuple[Hop, ...]
+
+    def to_json(self) -> str:
+        """One JSON object with the field names documented in the README."""
+        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+
+
+def connection(palace: "Palace", source: str, target: str, *, max_hops: int = 4) -> Connection:
+    """A shortest path between two names over the current facts with an entity object
+    (typed facts and ``mentioned_with``), found by networkx on the graph loaded from
+    SQLite. Every hop is cited by one of its facts, typed facts before co-occurrence.
+    Raises :class:`UsageError` for an unknown name."""
+    import networkx as nx
+
+    from palace.facts import fact_views
+
+    conn = palace.conn
+    a = {r["id"] for r in find_entities(conn, source)}
+    b = {r["id"] for r in find_entities(conn, target)}
+    if a & b:
+        raise UsageError(f"{source!r} and {target!r} are one entity")
+    graph = nx.Graph()
+    for subject, obj, fact_id, typed in conn.execute(
+        "SELECT subject_id, object_id, coalesce(min(CASE WHEN predicate != 'mentioned_with' THEN id END), min(id)),"
+        " max(predicate != 'mentioned_with') FROM facts"
+        " WHERE object_id IS NOT NULL AND invalidated_at IS NULL AND superseded_by IS NULL"
+        " AND subject_id != object_id GROUP BY subject_id, object_id"
+    ):
+        u = "source" if subject in a else "target" if subject in b else subject
+        v = "source" if obj in a else "target" if obj in b else obj
+        if u != v and (not graph.has_edge(u, v) or typed > graph[u][v]["typed"]):
+            graph.add_edge(u, v, fact=fact_id, typed=typed)
+    hops: list[Hop] = []
+    if "source" in graph and "target" in graph:
+        try:
+            nodes = nx.shortest_path(graph, "source", "target")
+        except nx.NetworkXNoPath:
+            nodes = []
+        if 0 < len(nodes) - 1 <= max_hops:
+            for u, v in zip(nodes, nodes[1:]):
+                (view,) = fact_views(conn, "f.id = ?", (graph[u][v]["fact"],), registry=palace.registry)
+                hops.append(Hop(view.subject, view.predicate, view.object, view.id, view.path, view.line, view.sentence))
+    return Connection(source, target, tuple(hops))

@@ -74,10 +74,11 @@ def test_readme_json_fields_match_the_result_dataclasses():
     from palace.status import StatusReport
 
     text = README.read_text()
+    from palace.graph import Connection, Hop
     from palace.resolution import AliasEntry, AliasReport, Decision, Resolution
 
     for cls in (AskResult, Hit, PlanSummary, Why, StatusReport, EntityProfile, Neighbour, Citation,
-                FactsResult, FactView, AliasReport, AliasEntry, Resolution, Decision):
+                FactsResult, FactView, AliasReport, AliasEntry, Resolution, Decision, Connection, Hop):
         for field in fields(cls):
             assert f"`{field.name}`" in text, f"{cls.__name__}.{field.name} is not documented in the README"
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from palace.cli.main import app
 from palace.errors import UsageError
-from palace.graph import profile
+from palace.graph import connection, profile
 
 
 def test_profile_of_a_person(sample_palace):
@@ -21,6 +21,27 @@ def test_profile_of_a_person(sample_palace):
     assert all(c.path for c in card.recent)
     moreau = profile(sample_palace, "Alice Moreau")
     assert set(moreau.entity_ids).isdisjoint(card.entity_ids)  # two Alices, two profiles
+    assert card.degree >= len(card.related) > 0
+
+
+def test_bob_reports_to_helen_now_and_the_card_cites_it(sample_palace):
+    card = profile(sample_palace, "Bob Okafor")
+    reports = [f for f in card.current if f.predicate == "reports_to"]
+    assert reports and {f.object for f in reports} == {"Helen Marsh"}
+    assert "meetings/2024-06-27-all-hands.md" in {f.path for f in reports}
+    assert all(f.valid_from >= "2024-07-01" and f.line for f in reports)
+
+
+def test_a_connection_is_a_cited_shortest_path(sample_palace):
+    found = connection(sample_palace, "Bob Okafor", "Priya Raman")
+    # the current graph: Bob's reporting line to Priya is superseded, yet they still
+    # share sentences, so one hop, cited by a sentence naming both
+    assert len(found.hops) == 1
+    (hop,) = found.hops
+    assert {hop.subject, hop.object} == {"Bob Okafor", "Priya Raman"} and hop.path and hop.sentence
+    assert "Priya" in hop.sentence and "Bob" in hop.sentence
+    with pytest.raises(UsageError):
+        connection(sample_palace, "Bob Okafor", "bob okafor's")
 
 
 def test_unknown_name_suggests_close_ones(sample_palace):
@@ -42,7 +63,7 @@ def test_cli_entity_json(mined_sample):
     data = json.loads(result.output)
     assert data["name"] == "Bob Okafor" and data["mentions"] > 0
     assert set(data) == {"name", "types", "entity_ids", "aliases", "mentions", "drawers", "files", "first_seen",
-                         "last_seen", "facts", "related", "recent", "current", "ambiguous_with"}
+                         "last_seen", "facts", "related", "recent", "current", "ambiguous_with", "degree"}
 
 
 def test_an_alias_or_a_shouted_possessive_reaches_the_same_profile(sample_palace):
