@@ -47,7 +47,7 @@ from palace.nlp.extraction import (
 )
 from palace.reading import Note, Unreadable, read_note
 from palace.nlp.relations import RelationRules
-from palace.resolution import resolve_wing
+from palace.resolution import link_lowercase_mentions, resolve_wing
 from palace.temporal import apply_timelines, load_values, recorded_now
 from palace.vectors import date_number
 
@@ -281,6 +281,7 @@ def mine(
             done(FileOutcome(item.rel, "indexed", "", len(item.chunks), item.words))
         if any(o.status != "unchanged" for o in outcomes):
             with store.transaction(conn):
+                link_lowercase_mentions(conn, wing, [i.drawer_ids[n] for i in pending for n in i.new])
                 resolve_wing(conn, wing, registry)
     finally:
         embedded_count[0] = worker.finish()

@@ -16,13 +16,16 @@ and is always reversible. Rules, in order:
    count as a second person (spaCy reads "Bob Wants" as a name), and a name extending
    another candidate ("Jess Kowalski Design") is a variant of it; the evidence says so.
 
-Case, whitespace, line breaks and possessives are already one key (:func:`entity_key`);
-front-matter ``aliases:`` and e-mail addresses are aliases of their entity.
+Case, whitespace, line breaks, a leading "the" and possessives are already one key
+(:func:`entity_key`); front-matter ``aliases:`` and e-mail addresses are aliases of their
+entity. :func:`link_lowercase_mentions` adds the mentions NER cannot see: a known name
+written in lower case ("the leadership council agreed").
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 
 from palace import store
@@ -123,6 +126,74 @@ def plan_wing(conn, wing: str) -> dict[int, tuple[int | None, str, str]]:
             names = ", ".join(seen[c][0] for c in strong)
             out[eid] = (None, AMBIGUOUS, f"{name!r} could be any of {len(strong)} people in wing {wing}: {names}{aside}")
     return out
+
+
+LOWERCASE_EXTRACTOR = "palace.lowercase.v1"
+LOWERCASE_CONFIDENCE = 0.5
+
+
+def _known_names(conn, wing: str) -> dict[str, tuple[int, str]]:
+    """Names NER read in ``wing`` that are safe to find in lower case: two words or more,
+    capitalised when read ("Leadership Council"), so that a lower-case occurrence is
+    the name and not the words ("march", "labels" are never looked for).
+    ``{key: (entity id, majority label)}``."""
+    out = {}
+    for eid, name, key, label in conn.execute(
+        "SELECT e.id, e.name, e.key, e.type FROM entities e WHERE e.id IN (SELECT m.raw_entity_id FROM mentions m"
+        " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id WHERE f.wing = ? AND m.extractor != ?)",
+        (wing, LOWERCASE_EXTRACTOR),
+    ):
+        words = key.split()
+        if len(words) >= 2 and all(w.isalpha() for w in words) and any(ch.isupper() for ch in name):
+            out[key] = (eid, label)
+    return out
+
+
+def link_lowercase_mentions(conn, wing: str, new_drawers: list[str]) -> int:
+    """Add mentions for known names written in lower case; inside the caller's
+    transaction. New drawers are searched for every known name of the wing, and the
+    wing's other drawers for the names first read in this run, so the result does not
+    depend on the order notes were mined in. Returns how many mentions were added."""
+    names = _known_names(conn, wing)
+    if not names:
+        return 0
+    new = set(new_drawers)
+    read_before = {r[0] for r in conn.execute(
+        "SELECT DISTINCT m.raw_entity_id FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
+        " JOIN files f ON f.id = d.file_id WHERE f.wing = ? AND m.extractor != ?"
+        " AND d.id NOT IN (SELECT value FROM json_each(?))",
+        (wing, LOWERCASE_EXTRACTOR, json.dumps(sorted(new))),
+    )}
+    fresh = {key for key, (eid, _) in names.items() if eid not in read_before}
+
+    def pattern(keys) -> re.Pattern | None:
+        if not keys:
+            return None
+        alternatives = sorted((r"\s+".join(map(re.escape, k.split())) for k in keys), key=len, reverse=True)
+        return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)")
+
+    every, only_fresh = pattern(names), pattern(fresh)
+    added = 0
+    for did, text in conn.execute(
+        "SELECT d.id, d.text FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?", (wing,)
+    ).fetchall():
+        search = every if did in new else only_fresh
+        if search is None:
+            continue
+        taken = [(a, b) for a, b in conn.execute("SELECT char_start, char_end FROM mentions WHERE drawer_id = ?", (did,))]
+        for found in search.finditer(text):
+            start, end = found.span()
+            if any(a < end and start < b for a, b in taken):
+                continue
+            eid, label = names[" ".join(found.group(0).split())]
+            conn.execute(
+                "INSERT INTO mentions (entity_id, raw_entity_id, drawer_id, char_start, char_end, surface, label,"
+                " extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (eid, eid, did, start, end, found.group(0), label, LOWERCASE_EXTRACTOR, LOWERCASE_CONFIDENCE),
+            )
+            taken.append((start, end))
+            added += 1
+    return added
 
 
 def resolve_wing(conn, wing: str, registry: dict | None = None) -> int:

@@ -257,3 +257,20 @@ def test_a_fact_the_edited_text_still_states_stays_current(notes, tmp_path):
         palace.mine(notes)
         assert timeline(palace, "Marcus Webb", "lives_in") == [
             ("London", "2023-11-19", None, "invalidated"), ("London", "2023-11-19", None, "current")]
+
+
+def test_a_known_name_in_lower_case_links_to_its_entity_whatever_the_mining_order(tmp_path):
+    lower = "# Chat\n\nquick call: the leadership council wants the budget by friday.\n"
+    named = "# Minutes\n\nMara Bos chaired the Leadership Council today. The Leadership Council approved the travel budget.\n"
+    for order in (("2024-03-02.md", "2024-03-01.md"), ("2024-03-01.md", "2024-03-02.md")):
+        root = tmp_path / "-".join(order) / "notes"
+        root.mkdir(parents=True)
+        with Palace.open(root.parent / "palace") as palace:
+            for name in order:
+                write(root, {name: lower if name == "2024-03-02.md" else named})
+                palace.mine(root, wing="notes")
+            rows = palace.conn.execute(
+                "SELECT m.surface, e.name, m.extractor FROM mentions m JOIN entities e ON e.id = m.entity_id"
+                " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id WHERE f.path = '2024-03-02.md'"
+            ).fetchall()
+            assert [tuple(r) for r in rows] == [("leadership council", "the Leadership Council", "palace.lowercase.v1")], order
