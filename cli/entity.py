@@ -12,7 +12,6 @@ from typing import List, Optional
 import typer
 
 from palace.cli.main import PalaceOption, app, guarded
-from palace.errors import UsageError
 
 USAGE = "palace entity NAME | aliases NAME | merge NAME INTO | split NAME | path NAME OTHER"
 
@@ -39,8 +38,10 @@ def entity(
 
     command, names = ("profile", words) if len(words) == 1 else (words[0], words[1:])
     arity = {"profile": 1, "aliases": 1, "split": 1, "merge": 2, "path": 2}
-    if arity.get(command) != len(names):
-        raise UsageError(f"cannot read `palace entity {' '.join(words)}`", hint=f"usage: {USAGE} (quote names with spaces)")
+    if arity.get(command) != len(names):  # a usage error: exit 2, as for a bad option
+        typer.echo(f"Error: cannot read `palace entity {' '.join(words)}`\nusage: {USAGE} (quote names with spaces)",
+                   err=True)
+        raise typer.Exit(2)
     with Palace.open(palace_dir, create=False) as palace:
         if command == "profile":
             from palace.graph import profile
@@ -98,6 +99,8 @@ def _render_profile(card) -> None:
                   f"  [cyan]{escape(cite(f))}[/]")
     if card.related:
         out.print("related: " + escape(", ".join(f"{n.name} ({n.weight})" for n in card.related)))
+    if card.recent:
+        out.print("latest mentions:")
     for c in card.recent:
         out.print(f"  [cyan]{escape(c.path)}:{c.line_start}-{c.line_end}[/]  [dim]{c.date or ''}[/]  {escape(c.surface)}")
 

@@ -212,17 +212,16 @@ class Extractor:
         wanted = []  # (batch index, sentence index, sentence span)
         for b, (doc, extraction) in enumerate(batch):
             starts = [m.start for m in extraction.entities]
-            for s, sent in enumerate(doc.sents):
-                # a sentence is parsed one block at a time: spaCy's sentences run across a
-                # heading and its paragraph, and "Renewal" would become an object
-                for segment in _split_at_blocks(sent):
-                    self.sentences_seen += 1
-                    words = [t.lower_ for t in segment]
-                    named = any(segment.start_char <= x < segment.end_char for x in starts)
-                    if not named and not any(w in PRONOUNS for w in words):
-                        continue
-                    if rules.may_match(words):
-                        wanted.append((b, s, segment))
+            # a sentence is parsed one block at a time: spaCy's sentences run across a
+            # heading and its paragraph, and "Renewal" would become an object
+            for s, segment in enumerate(segments(doc)):
+                self.sentences_seen += 1
+                words = [t.lower_ for t in segment]
+                named = any(segment.start_char <= x < segment.end_char for x in starts)
+                if not named and not any(w in PRONOUNS for w in words):
+                    continue
+                if rules.may_match(words):
+                    wanted.append((b, s, segment))
         found: dict[int, list[Relation]] = {}
         if wanted:
             self.sentences_parsed += len(wanted)
@@ -244,10 +243,13 @@ class Extractor:
 _EMAIL_AFTER = re.compile(r"\s*[<(\[]\s*(?:mailto:)?([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\s*[>)\]]")
 
 
-def _split_at_blocks(ent):
-    """The pieces of an entity span between block ends. Hard-wrap newlines are already
-    spaces in the NER text, so a newline inside a span is the end of a heading, list item
-    or paragraph, and spaCy's "# Call\n\nAlice" → "Call Alice" is two names."""
+def _split_at_blocks(ent, gap: int | None = None):
+    """The pieces of a span between block ends. Hard-wrap newlines are already spaces in
+    the NER text, so a newline inside a span is the end of a heading, list item or
+    paragraph: spaCy's "# Call\n\nAlice" → "Call Alice" is two names, and two bullets
+    are two sentences. With ``gap``, a run of at least that many spaces (markup blanked
+    between two words: "[Centril](…) [Kimundi](…)") also splits. Spaces at the edges
+    are trimmed; a span of only spaces gives no piece."""
     from spacy.tokens import Span
 
     start, end = ent.start, ent.end
@@ -255,23 +257,31 @@ def _split_at_blocks(ent):
         start += 1
     while end > start and ent.doc[end - 1].is_space:
         end -= 1
-    if (start, end) != (ent.start, ent.end):  # blanked markup at an edge ("Alice Chen <…>")
-        if start == end:
-            return []
-        ent = Span(ent.doc, start, end, label=ent.label_)
-    if "\n" not in ent.text:
-        return [ent]
+    if start == end:
+        return []
 
-    pieces, start = [], ent.start
-    for token in ent:
+    def breaks(token) -> bool:
         if "\n" in token.text or "\n" in token.whitespace_:
-            end = token.i if "\n" in token.text else token.i + 1
-            if end > start:
-                pieces.append(Span(ent.doc, start, end, label=ent.label_))
-            start = token.i + 1
-    if start < ent.end:
-        pieces.append(Span(ent.doc, start, ent.end, label=ent.label_))
+            return True
+        return gap is not None and token.is_space and len(token.text) + 1 >= gap
+
+    pieces, first = [], start
+    for i in range(start, end):
+        token = ent.doc[i]
+        if breaks(token):
+            last = i if token.is_space or "\n" in token.text else i + 1
+            if last > first:
+                pieces.append(Span(ent.doc, first, last, label=ent.label_))
+            first = i + 1
+    if first < end:
+        pieces.append(Span(ent.doc, first, end, label=ent.label_))
     return pieces
+
+
+def segments(doc) -> list:
+    """The sentences of a processed ``Doc`` cut at block ends (see :func:`_split_at_blocks`):
+    the unit of co-occurrence, of a relation's parse and of a sentence's date."""
+    return [piece for sent in doc.sents for piece in _split_at_blocks(sent)]
 
 
 def _trim_person(ent):
@@ -289,15 +299,16 @@ def _trim_person(ent):
 
 def extraction_from_doc(doc, base: dt.date) -> Extraction:
     """Build an :class:`Extraction` from a processed spaCy ``Doc`` (text already plain)."""
-    sentence_of: dict[int, int] = {}
-    sentences = list(doc.sents)
+    sentences = segments(doc)
+    segment_of: dict[int, int] = {}
     for index, sent in enumerate(sentences):
-        sentence_of[sent.start] = index
+        for i in range(sent.start, sent.end):
+            segment_of[i] = index
     entities: list[EntityMention] = []
     dates: list[DateMention] = []
     text = doc.text
-    for ent in (piece for whole in doc.ents for piece in _split_at_blocks(whole)):
-        sent_index = sentence_of.get(ent.sent.start, 0)
+    for ent in (piece for whole in doc.ents for piece in _split_at_blocks(whole, gap=3)):
+        sent_index = segment_of.get(ent.start, 0)
         if ent.label_ in ENTITY_LABELS:
             label = ent.label_
             if label == "PERSON":

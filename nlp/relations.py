@@ -268,7 +268,10 @@ def _is_blocked(verb: "Token") -> bool:
     if verb.tag_ == "VB" and not any(c.dep_ in ("aux", "auxpass") for c in verb.children) and verb.dep_ != "ROOT":
         return verb.dep_ != "conj" or _is_blocked(verb.head)
     if verb.tag_ == "VBG" and not any(c.dep_ in ("aux", "auxpass") for c in verb.children):
-        return verb.dep_ not in ("conj",) or _is_blocked(verb.head)
+        # a gerund as subject or complement is an activity ("Creating a proposal doc…");
+        # a participle modifying a name is a statement ("Marcus Webb, now living in Lisbon")
+        if verb.dep_ in ("csubj", "csubjpass", "pcomp", "xcomp", "ROOT", "advcl"):
+            return True
     if verb.dep_ == "conj" and verb.head.pos_ in ("VERB", "AUX") and verb.head is not verb:
         return _is_blocked(verb.head)
     return False
@@ -298,6 +301,8 @@ def _subject_token(verb: "Token") -> "Token | None":
             verb = verb.head
             seen += 1
             continue
+        if verb.dep_ == "acl" and verb.head.pos_ in ("PROPN", "NOUN"):  # "Marcus Webb, living in…"
+            return verb.head
         return None
     return None
 
@@ -331,8 +336,9 @@ def _names_something(token: "Token") -> bool:
 
 
 def _clause_text(token: "Token") -> str:
-    """The text of ``token``'s subtree, up to the end of its line."""
-    start, end = token.left_edge.idx, token.right_edge.idx + len(token.right_edge.text)
+    """The text of ``token``'s clause (its subtree without conjoined clauses), up to the
+    end of its line: "to restart the clock", not "… and writes"."""
+    start, end = _clause_span(token)
     return " ".join(token.doc.text[start:end].split("\n", 1)[0].split())[:MAX_VALUE_CHARS]
 
 
@@ -500,9 +506,9 @@ class RelationReader:
         if mode == "passive-verb":
             return [verb]
         if mode == "clause":  # "agreed to fund X" is a decision, "I agree this would…" an opinion
-            found = _child(verb, "xcomp", "dobj") if verb.lemma_ == "agree" else _child(verb, "ccomp", "xcomp", "dobj")
+            found = _child(verb, "xcomp") if verb.lemma_ == "agree" else _child(verb, "ccomp", "xcomp")
             if found is None:
-                return _prep_objects(verb, ("on", "upon", "that"))
+                return _prep_objects(verb, ("on", "upon"))
             return [found]
         return []
 
@@ -511,7 +517,8 @@ class RelationReader:
         if not objects:
             return []
         out = []
-        for obj in objects[:1] + [c for c in objects[0].children if c.dep_ == "conj"] if objects else []:
+        conjoined = [] if pattern.object == "clause" else [c for c in objects[0].children if c.dep_ == "conj"]
+        for obj in objects[:1] + conjoined:
             object_mention, value, subject_hint = None, None, None
             if pattern.value == "title":
                 value = self._title(obj)
@@ -563,15 +570,11 @@ class RelationReader:
         return out
 
     def _subject_fits(self, pattern: Pattern, label: str, pronoun: bool) -> bool:
-        """NER types are noisy ("Beacon" the app is often a PERSON), so the registry's
-        subject types only rule out clear misfits: a he/she where the predicate takes no
-        persons (a status, a plan), and a place where it takes only persons."""
+        """NER types are noisy ("Beacon" the app is often a PERSON, "Marcus Webb" a GPE), so
+        the registry's subject types only rule out a he/she where the predicate takes no
+        persons (a status, a plan)."""
         allowed = self.rules.subject_types.get(pattern.predicate, ("*",))
-        if "*" in allowed or label in allowed:
-            return True
-        if pronoun:
-            return False
-        return not (set(allowed) == {"PERSON"} and label in ("GPE", "LOC"))
+        return not pronoun or "*" in allowed or "PERSON" in allowed
 
     def _relation(self, pattern, sentence: _Sentence, subject, object_mention, value, verb, inferred) -> Relation:
         clause = _clause_span(verb) if verb is not None else (0, len(sentence.doc.text))

@@ -47,9 +47,10 @@ class EntityProfile:
 
     ``types`` are the NER labels its mentions were read with, most frequent first
     (``CONCEPT`` too when a note's front matter names it); ``first_seen``/``last_seen``
-    the earliest and latest dates of the drawers that mention it (ISO days); ``facts``
-    counts its current facts; ``current`` lists its current typed facts
-    (:class:`palace.facts.FactView`, ``mentioned_with`` left out); ``related`` are its
+    the earliest and latest dates of the drawers that mention it (ISO days; notes dated
+    only by their file time count only when no other note mentions it); ``facts``
+    counts its current facts; ``current`` lists its current typed facts, one per value
+    (the earliest statement; :class:`palace.facts.FactView`, ``mentioned_with`` left out); ``related`` are its
     strongest neighbours and ``degree`` how many entities it shares a sentence with;
     ``recent`` the latest mentions; ``ambiguous_with`` the people a short name like
     "Alice" could be, when it cannot be resolved.
@@ -110,9 +111,14 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
     ids = tuple(r["id"] for r in rows)
     marks = ",".join("?" * len(ids))
     aliases = tuple(sorted({a for (a,) in conn.execute(f"SELECT alias FROM aliases WHERE entity_id IN ({marks})", ids)}))
+    # first and last seen come from dated notes: a note dated only by its file time would
+    # make "last seen" the day it was copied
     stats = conn.execute(
-        f"SELECT count(*), count(DISTINCT m.drawer_id), count(DISTINCT d.file_id), min(d.date_start), max(d.date_start)"
-        f" FROM mentions m JOIN drawers d ON d.id = m.drawer_id WHERE m.entity_id IN ({marks})",
+        f"SELECT count(*), count(DISTINCT m.drawer_id), count(DISTINCT d.file_id),"
+        f" coalesce(min(CASE WHEN f.doc_date_source != 'mtime' THEN d.date_start END), min(d.date_start)),"
+        f" coalesce(max(CASE WHEN f.doc_date_source != 'mtime' THEN d.date_start END), max(d.date_start))"
+        f" FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
+        f" WHERE m.entity_id IN ({marks})",
         ids,
     ).fetchone()
     facts = conn.execute(
@@ -159,8 +165,18 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
     )
     from palace.facts import fact_views
 
-    current = fact_views(conn, f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks})) AND f.predicate != 'mentioned_with'"
-                         " AND f.invalidated_at IS NULL AND f.superseded_by IS NULL", ids + ids, limit=40)
+    stated = fact_views(conn, f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks})) AND f.predicate != 'mentioned_with'"
+                        " AND f.invalidated_at IS NULL AND f.superseded_by IS NULL", ids + ids, limit=200,
+                        registry=palace.registry)
+    # one line per current value: a restatement in a later note cites no new fact
+    seen_values: set[tuple[str, str, str]] = set()
+    current = []
+    for view in stated:
+        value = (view.subject.casefold(), view.predicate, view.object.casefold())
+        if value not in seen_values:
+            seen_values.add(value)
+            current.append(view)
+    current = tuple(current[:40])
     labels = [r[0] for r in conn.execute(
         f"SELECT label FROM mentions WHERE entity_id IN ({marks}) AND label IS NOT NULL GROUP BY label"
         f" ORDER BY count(*) DESC, label", ids)]
@@ -230,6 +246,13 @@ def connection(palace: "Palace", source: str, target: str, *, max_hops: int = 4)
     conn = palace.conn
     a = {r["id"] for r in find_entities(conn, source)}
     b = {r["id"] for r in find_entities(conn, target)}
+    for name, ids in ((source, a), (target, b)):
+        marks = ",".join("?" * len(ids))
+        unresolved = conn.execute(
+            f"SELECT evidence FROM entity_resolutions WHERE raw_entity_id IN ({marks}) AND entity_id IS NULL", tuple(ids)
+        ).fetchone()
+        if unresolved:
+            raise UsageError(f"{name!r} is ambiguous: {unresolved[0]}", hint="give the full name")
     if a & b:
         raise UsageError(f"{source!r} and {target!r} are one entity")
     graph = nx.Graph()

@@ -251,7 +251,7 @@ def resolve_wing(conn, wing: str, registry: dict | None = None) -> int:
                      (target, name, key, plan[raw][1]))
     conn.execute(
         "UPDATE entities SET type = coalesce((SELECT label FROM mentions m WHERE m.raw_entity_id = entities.id"
-        " GROUP BY label ORDER BY count(*) DESC, label LIMIT 1), type)"
+        " GROUP BY label ORDER BY count(*) DESC, label != 'PERSON', label LIMIT 1), type)"
         " WHERE id IN (SELECT m.raw_entity_id FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
         " JOIN files f ON f.id = d.file_id WHERE f.wing = ?)",
         (wing,),

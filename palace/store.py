@@ -197,7 +197,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         UPDATE OR IGNORE aliases SET key = substr(key, 5) WHERE key LIKE 'the %';
         DELETE FROM aliases WHERE key LIKE 'the %';
         UPDATE entities SET type = coalesce((SELECT label FROM mentions m WHERE m.entity_id = entities.id
-            GROUP BY label ORDER BY count(*) DESC, label LIMIT 1), type);
+            GROUP BY label ORDER BY count(*) DESC, label != 'PERSON', label LIMIT 1), type);
         CREATE UNIQUE INDEX entities_one_per_key ON entities(key);
         CREATE INDEX mentions_raw ON mentions(raw_entity_id);
         CREATE INDEX facts_wing ON facts(wing);

@@ -27,9 +27,9 @@ def test_profile_of_a_person(sample_palace):
 def test_bob_reports_to_helen_now_and_the_card_cites_it(sample_palace):
     card = profile(sample_palace, "Bob Okafor")
     reports = [f for f in card.current if f.predicate == "reports_to"]
-    assert reports and {f.object for f in reports} == {"Helen Marsh"}
-    assert "meetings/2024-06-27-all-hands.md" in {f.path for f in reports}
-    assert all(f.valid_from >= "2024-07-01" and f.line for f in reports)
+    # four notes say so; the card shows the value once, from its earliest valid time
+    assert [(f.object, f.valid_from, f.valid_to) for f in reports] == [("Helen Marsh", "2024-07-01", None)]
+    assert reports[0].path and reports[0].line and "Helen" in reports[0].sentence
 
 
 def test_a_connection_is_a_cited_shortest_path(sample_palace):

@@ -231,6 +231,8 @@ def test_cli_merge_aliases_split(notes, tmp_path):
     assert json.loads(result.output)[0]["action"] == "split"
     result = runner.invoke(app, ["entity", "split", "Mum", "--palace", str(palace_dir)])
     assert result.exit_code == 1 and "not merged" in result.output
+    result = runner.invoke(app, ["entity", "merge", "Mum", "--palace", str(palace_dir)])
+    assert result.exit_code == 2 and "usage" in result.output  # a usage error, not a user error
     card = json.loads(runner.invoke(app, ["entity", "Ruth Whitfield", "--palace", str(palace_dir), "--json"]).output)
     assert [(f["predicate"], f["object"]) for f in card["current"]] == [("lives_in", "York")]
 
