@@ -281,7 +281,7 @@ def mine(
             done(FileOutcome(item.rel, "indexed", "", len(item.chunks), item.words))
         if any(o.status != "unchanged" for o in outcomes):
             with store.transaction(conn):
-                link_lowercase_mentions(conn, wing, [i.drawer_ids[n] for i in pending for n in i.new])
+                link_lowercase_mentions(conn, wing)
                 resolve_wing(conn, wing, registry)
     finally:
         embedded_count[0] = worker.finish()

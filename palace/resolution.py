@@ -132,67 +132,72 @@ LOWERCASE_EXTRACTOR = "palace.lowercase.v1"
 LOWERCASE_CONFIDENCE = 0.5
 
 
-def _known_names(conn, wing: str) -> dict[str, tuple[int, str]]:
-    """Names NER read in ``wing`` that are safe to find in lower case: two words or more,
-    capitalised when read ("Leadership Council"), so that a lower-case occurrence is
-    the name and not the words ("march", "labels" are never looked for).
-    ``{key: (entity id, majority label)}``."""
+MIN_CAPITALISED = 3
+
+
+def _known_names(conn, wing: str) -> dict[str, tuple[int, str, int]]:
+    """Names NER read in ``wing`` that may be looked for in lower case: two words or more,
+    capitalised when read ("Leadership Council"), read at least :data:`MIN_CAPITALISED`
+    times, not starting with "a"/"an" (spaCy's "an Edition" is not a name).
+    ``{key: (entity id, majority label, times read)}``."""
     out = {}
-    for eid, name, key, label in conn.execute(
-        "SELECT e.id, e.name, e.key, e.type FROM entities e WHERE e.id IN (SELECT m.raw_entity_id FROM mentions m"
-        " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id WHERE f.wing = ? AND m.extractor != ?)",
+    for eid, name, key, label, times in conn.execute(
+        "SELECT e.id, e.name, e.key, e.type, count(*) FROM mentions m JOIN entities e ON e.id = m.raw_entity_id"
+        " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
+        " WHERE f.wing = ? AND m.extractor != ? GROUP BY e.id",
         (wing, LOWERCASE_EXTRACTOR),
     ):
         words = key.split()
-        if len(words) >= 2 and all(w.isalpha() for w in words) and any(ch.isupper() for ch in name):
-            out[key] = (eid, label)
+        if (len(words) >= 2 and words[0] not in ("a", "an") and all(w.isalpha() for w in words)
+                and any(ch.isupper() for ch in name) and times >= MIN_CAPITALISED):
+            out[key] = (eid, label, times)
     return out
 
 
-def link_lowercase_mentions(conn, wing: str, new_drawers: list[str]) -> int:
-    """Add mentions for known names written in lower case; inside the caller's
-    transaction. New drawers are searched for every known name of the wing, and the
-    wing's other drawers for the names first read in this run, so the result does not
-    depend on the order notes were mined in. Returns how many mentions were added."""
+def link_lowercase_mentions(conn, wing: str) -> int:
+    """Recompute the mentions of known names written in lower case in ``wing`` ("the
+    leadership council agreed"); inside the caller's transaction. A name is linked only
+    where it is written capitalised at least as often as in lower case: "working group"
+    or "tracking issue", far more often lower case, are phrases, not names. The whole
+    wing is searched every time, so the result does not depend on the order notes were
+    mined in. Returns how many mentions there are."""
+    conn.execute(
+        "DELETE FROM mentions WHERE extractor = ? AND drawer_id IN"
+        " (SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?)",
+        (LOWERCASE_EXTRACTOR, wing),
+    )
     names = _known_names(conn, wing)
     if not names:
         return 0
-    new = set(new_drawers)
-    read_before = {r[0] for r in conn.execute(
-        "SELECT DISTINCT m.raw_entity_id FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
-        " JOIN files f ON f.id = d.file_id WHERE f.wing = ? AND m.extractor != ?"
-        " AND d.id NOT IN (SELECT value FROM json_each(?))",
-        (wing, LOWERCASE_EXTRACTOR, json.dumps(sorted(new))),
-    )}
-    fresh = {key for key, (eid, _) in names.items() if eid not in read_before}
-
-    def pattern(keys) -> re.Pattern | None:
-        if not keys:
-            return None
-        alternatives = sorted((r"\s+".join(map(re.escape, k.split())) for k in keys), key=len, reverse=True)
-        return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)")
-
-    every, only_fresh = pattern(names), pattern(fresh)
-    added = 0
+    alternatives = sorted((r"\s+".join(map(re.escape, k.split())) for k in names), key=len, reverse=True)
+    search = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)")
+    taken: dict[str, list[tuple[int, int]]] = {}
+    for did, start, end in conn.execute(
+        "SELECT m.drawer_id, m.char_start, m.char_end FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
+        " JOIN files f ON f.id = d.file_id WHERE f.wing = ?", (wing,)
+    ):
+        taken.setdefault(did, []).append((start, end))
+    found: dict[str, list[tuple[str, int, int, str]]] = {}
     for did, text in conn.execute(
         "SELECT d.id, d.text FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?", (wing,)
-    ).fetchall():
-        search = every if did in new else only_fresh
-        if search is None:
+    ):
+        spans = taken.get(did, [])
+        for match in search.finditer(text):
+            start, end = match.span()
+            if not any(a < end and start < b for a, b in spans):
+                found.setdefault(" ".join(match.group(0).split()), []).append((did, start, end, match.group(0)))
+    added = 0
+    for key, matches in found.items():
+        eid, label, times = names[key]
+        if len(matches) > times:
             continue
-        taken = [(a, b) for a, b in conn.execute("SELECT char_start, char_end FROM mentions WHERE drawer_id = ?", (did,))]
-        for found in search.finditer(text):
-            start, end = found.span()
-            if any(a < end and start < b for a, b in taken):
-                continue
-            eid, label = names[" ".join(found.group(0).split())]
-            conn.execute(
-                "INSERT INTO mentions (entity_id, raw_entity_id, drawer_id, char_start, char_end, surface, label,"
-                " extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (eid, eid, did, start, end, found.group(0), label, LOWERCASE_EXTRACTOR, LOWERCASE_CONFIDENCE),
-            )
-            taken.append((start, end))
-            added += 1
+        conn.executemany(
+            "INSERT INTO mentions (entity_id, raw_entity_id, drawer_id, char_start, char_end, surface, label,"
+            " extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(eid, eid, did, start, end, surface, label, LOWERCASE_EXTRACTOR, LOWERCASE_CONFIDENCE)
+             for did, start, end, surface in matches],
+        )
+        added += len(matches)
     return added
 
 

@@ -263,7 +263,8 @@ def test_a_fact_the_edited_text_still_states_stays_current(notes, tmp_path):
 
 def test_a_known_name_in_lower_case_links_to_its_entity_whatever_the_mining_order(tmp_path):
     lower = "# Chat\n\nquick call: the leadership council wants the budget by friday.\n"
-    named = "# Minutes\n\nMara Bos chaired the Leadership Council today. The Leadership Council approved the travel budget.\n"
+    named = ("# Minutes\n\nMara Bos chaired the Leadership Council today. The Leadership Council approved the travel"
+             " budget. The Leadership Council meets again in April.\n")
     for order in (("2024-03-02.md", "2024-03-01.md"), ("2024-03-01.md", "2024-03-02.md")):
         root = tmp_path / "-".join(order) / "notes"
         root.mkdir(parents=True)
@@ -276,3 +277,22 @@ def test_a_known_name_in_lower_case_links_to_its_entity_whatever_the_mining_orde
                 " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id WHERE f.path = '2024-03-02.md'"
             ).fetchall()
             assert [tuple(r) for r in rows] == [("leadership council", "the Leadership Council", "palace.lowercase.v1")], order
+
+
+def test_a_phrase_written_mostly_in_lower_case_is_not_taken_for_a_name(notes, tmp_path):
+    capitalised = ("Mara Bos chaired the Triage Working Group today. The Triage Working Group approved the plan."
+                   " We thanked the Triage Working Group.")
+    write(notes, {"2024-03-01.md": f"# Minutes\n\n{capitalised}\n"})
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        lowercase = "SELECT count(*) FROM mentions WHERE extractor = 'palace.lowercase.v1'"
+        read = "SELECT count(*) FROM mentions m JOIN entities e ON e.id = m.entity_id WHERE e.key = 'triage working group'"
+        assert palace.conn.execute(read).fetchone()[0] == 3
+        write(notes, {"2024-03-02.md": "# Chat\n\nthe triage working group is busy, and the triage working group"
+                                       " chair says so.\n"})
+        palace.mine(notes)
+        assert palace.conn.execute(lowercase).fetchone()[0] == 2  # read capitalised more often: a name
+        write(notes, {"2024-03-03.md": "# Chat\n\nany triage working group would be busy; a triage working group"
+                                       " needs a chair.\n"})
+        palace.mine(notes)
+        assert palace.conn.execute(lowercase).fetchone()[0] == 0  # now mostly lower case: a phrase
