@@ -219,7 +219,7 @@ class _Sentence:
         if found is not None:
             return found
         for child in token.children:
-            if child.dep_ in ("compound", "nmod", "poss") and child.i < token.i:
+            if child.dep_ in ("compound", "nmod") and child.i < token.i:
                 found = self.mention_of(child)
                 if found is not None:
                     return found

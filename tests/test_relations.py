@@ -79,3 +79,8 @@ def test_a_heading_does_not_join_the_name_under_it(extractor):
     found = extractor.extract("# Pub\n\nMarcus Webb lives in London.", NOTE_DATE)
     assert "Marcus Webb" in {m.name for m in found.entities}
     assert ("Marcus Webb", "lives_in", "London", None, "stated") in read(extractor, "# Pub\n\nMarcus Webb lives in London.")
+
+
+def test_a_possessive_is_not_the_subject(extractor):
+    # Mara's proposal is approved, not Mara
+    assert [f for f in read(extractor, "Mara Bos's proposal is approved going forward.") if f[1] == "status"] == []
