@@ -39,13 +39,18 @@ def parse_day(value: str | None, option: str, *, end: bool = False, now: dt.date
 @app.command()
 @guarded
 def ask(
-    question: str = typer.Argument(..., help="A question in plain words."),
+    question: Optional[str] = typer.Argument(None, help="A question in plain words."),
     top_k: int = typer.Option(10, "--top-k", "-k", min=1, max=200, help="How many drawers to return."),
     wing: Optional[str] = typer.Option(None, "--wing", help="Only this wing."),
     room: Optional[str] = typer.Option(None, "--room", help="Only this room."),
     since: Optional[str] = typer.Option(None, "--since", help="Only drawers dated on or after this day."),
     until: Optional[str] = typer.Option(None, "--until", help="Only drawers dated on or before this day."),
     now: Optional[str] = typer.Option(None, "--now", help="Anchor for relative dates (default: today)."),
+    history: bool = typer.Option(False, "--history", help="Show superseded facts too."),
+    explain: bool = typer.Option(False, "--explain", help="Show the plan, its weights and every retriever's rank and score."),
+    batch: Optional[Path] = typer.Option(
+        None, "--batch", help="Answer each line of FILE ('-' for stdin): a question, or JSON with question, wing, now."
+    ),
     palace_dir: Optional[Path] = PalaceOption,
     as_json: bool = typer.Option(False, "--json", help="Print as one JSON object."),
 ) -> None:
@@ -55,38 +60,102 @@ def ask(
     now_day = parse_day(now, "--now")
     since_day = parse_day(since, "--since", now=now_day)
     until_day = parse_day(until, "--until", end=True, now=now_day)
+    if (batch is None) == (not question):  # a usage error: exit 2, as for a bad option
+        typer.echo("Error: give a QUESTION or --batch FILE (one of them)\n"
+                   'usage: palace ask "what changed in Q3" [options] | palace ask --batch FILE [options]', err=True)
+        raise typer.Exit(2)
+    if batch is not None:
+        lines = sys.stdin.read().splitlines() if str(batch) == "-" else _read_batch(batch)
+        with Palace.open(palace_dir, create=False) as palace:
+            failed = 0
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                failed += not _answer_line(palace, number, line, dict(
+                    top_k=top_k, wing=wing, room=room, since=since_day, until=until_day, now=now_day, history=history))
+        if failed:
+            raise typer.Exit(1)
+        return
     with Palace.open(palace_dir, create=False) as palace:
-        result = palace.ask(question, top_k=top_k, wing=wing, room=room, since=since_day, until=until_day, now=now_day)
+        result = palace.ask(question, top_k=top_k, wing=wing, room=room, since=since_day, until=until_day,
+                            now=now_day, history=history)
     if as_json:
         typer.echo(result.to_json())
         return
-    render(result)
+    render(result, explain=explain)
 
 
-def render(result) -> None:
-    """Print an :class:`palace.query.AskResult` with rich."""
+def _read_batch(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--batch: cannot read {path}: {exc}", hint="give a UTF-8 text file, one question per line")
+
+
+def _answer_line(palace, number: int, line: str, options: dict) -> bool:
+    """Answer one batch line and print one JSON object (the result, or ``{"line",
+    "question", "error", "hint"}``). A line starting with ``{`` is JSON with ``question``
+    and optional ``wing``, ``room``, ``now``, ``top_k``, ``history``. True when answered."""
+    import json
+
+    from palace.errors import PalaceError
+
+    question = line.strip()
+    try:
+        if question.startswith("{"):
+            try:
+                item = json.loads(question)
+            except ValueError as exc:
+                raise UsageError(f"not JSON: {exc}", hint='{"question": "...", "wing": "...", "now": "YYYY-MM-DD"}')
+            if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+                raise UsageError("a JSON line needs a \"question\" string", hint='{"question": "what changed in Q3"}')
+            question = item["question"]
+            for key in ("wing", "room", "top_k", "history"):
+                if key in item:
+                    options[key] = item[key]
+            if item.get("now"):
+                options["now"] = parse_day(str(item["now"]), "now")
+        result = palace.ask(question, **options)
+    except PalaceError as exc:
+        typer.echo(json.dumps({"line": number, "question": question, "error": str(exc),
+                               "hint": getattr(exc, "hint", None)}, ensure_ascii=False))
+        return False
+    typer.echo(result.to_json(indent=None))
+    return True
+
+
+def render(result, *, explain: bool = False) -> None:
+    """Print an :class:`palace.query.AskResult` with rich: the plan in one line, then the
+    change list or the facts (if any), then the drawers with path:line, date, snippet and
+    why. ``explain`` adds the retriever weights and each retriever's rank and raw score."""
     from rich.console import Console
     from rich.markup import escape
 
     out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())  # no hard wraps in pipes
     plan = result.plan
-    parts = []
-    if plan.date_window:
-        w = plan.date_window
-        parts.append(f"window {w['start']} → {w['end']} ({w['granularity']}, from {plan.date_window_source}"
-                     f"{' ' + repr(plan.date_window_text) if plan.date_window_text else ''}) [{plan.date_window_mode}]")
-    if plan.entities:
-        parts.append("entities " + ", ".join(f"{e['name']} ({'/'.join(e['types'])}) [boost]" for e in plan.entities))
-    if plan.identifiers:
-        parts.append("identifiers " + " ".join(plan.identifiers) + " [exact]")
-    parts.append("terms " + " ".join(plan.terms) if plan.terms else "no terms")
-    out.print("[dim]plan:[/] " + escape("; ".join(parts)))
+    line = plan.line()
+    if not explain:
+        line = line.rsplit("; weights ", 1)[0]
+    out.print("[dim]plan:[/] " + escape(line))
     for note in plan.notes:
         out.print(f"[dim]note: {escape(note)}[/]")
+    if result.changes is not None:
+        _render_changes(out, result.changes)
+    if result.facts:
+        title = "facts (history)" if plan.intent == "history" else "facts"
+        out.print(f"\n[bold]{title}[/]")
+        for fact in result.facts:
+            _render_fact(out, fact)
+    if result.changes is not None or result.facts:
+        out.print("\n[bold]evidence[/]")
     if not result.results:
         out.print("no drawers matched")
     for hit in result.results:
-        why = ", ".join(f"{c.retriever} #{c.rank}" for c in hit.why.retrievers)
+        if explain:
+            why = ", ".join(f"{c.retriever} #{c.rank} (score {c.score:.3f}, weight {c.weight:g}, +{c.rrf:.4f})"
+                            for c in hit.why.retrievers)
+        else:
+            why = ", ".join(f"{c.retriever} #{c.rank}" for c in hit.why.retrievers)
         extra = []
         if hit.why.matched_entities:
             extra.append("entities: " + ", ".join(hit.why.matched_entities))
@@ -102,3 +171,30 @@ def render(result) -> None:
         out.print(f"   {escape(hit.snippet)}")
         out.print(f"   [dim]why: {escape(why)}{'; ' + escape('; '.join(extra)) if extra else ''}[/]")
     out.print(f"\n[dim]{len(result.results)} results in {result.elapsed_ms:.0f} ms[/]")
+
+
+def _render_fact(out, fact, prefix: str = "") -> None:
+    from rich.markup import escape
+
+    from palace.cli.facts import cite
+
+    valid = f"{fact.valid_from or '?'} → {fact.valid_to or 'now'}"
+    state = "" if fact.state == "current" else f" [{fact.state}]"
+    out.print(f"  {prefix}{escape(fact.subject)} [bold]{escape(fact.predicate)}[/] {escape(fact.object)}"
+              f"  [dim]{valid}{state}  {escape(cite(fact))}[/]")
+
+
+def _render_changes(out, changes) -> None:
+    from rich.markup import escape
+
+    out.print(f"\n[bold]changes[/] [dim]({escape(changes.description)})[/]")
+    if not changes.groups:
+        out.print("  no fact began, ended or was superseded")
+    for group in changes.groups:
+        out.print(f" [bold]{escape(group.entity)}[/]")
+        for change in group.changes:
+            replaced = f" → {change.replaced_by}" if change.replaced_by else ""
+            out.print(f"  {change.day[:10]} {change.kind}{escape(replaced)}:", end="")
+            _render_fact(out, change.fact, prefix="")
+    if changes.truncated:
+        out.print(f"  [dim]… more than {changes.total} changes; narrow the question[/]")

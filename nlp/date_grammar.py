@@ -657,7 +657,7 @@ def _join(a: _Atom, b: _Atom, base: date, mode: str) -> DateInterval | None:
         right = b.iv
         y = right.end.year if right.end.month > 1 or right.end.day > 1 else right.end.year - 1
         left = a.make(y)
-        if left is not None and left.start >= right.start:
+        if left is not None and left.start > right.start:  # "November - February 2024"
             left = a.make(y - 1)
     elif a.iv is not None:  # "March 2024 - June"
         left = a.iv
@@ -671,6 +671,6 @@ def _join(a: _Atom, b: _Atom, base: date, mode: str) -> DateInterval | None:
         right = b.make(left.start.year)
         if right is not None and right.end <= left.end:
             right = b.make(left.start.year + 1)
-    if left is None or right is None or right.start < left.start or right.end <= left.end:
+    if left is None or right is None or right.start < left.start or right.end < left.end:
         return None
     return _range(left.start, right.end)

@@ -6,14 +6,20 @@ The palace location is resolved in one place: ``--palace PATH`` > ``$PALACE_PATH
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+
+from palace.errors import UsageError
 
 ENV_VAR = "PALACE_PATH"
 DEFAULT_DIRNAME = ".palace"
 
 #: Files palace reads as notes (lower-case suffixes).
 NOTE_SUFFIXES = frozenset({".md", ".markdown", ".txt"})
+
+#: The palace's own settings file (predicates, value lexicons, fiscal year start).
+CONFIG_FILENAME = "config.json"
 
 #: Files larger than this are recorded as skipped ("too large"), in bytes.
 MAX_FILE_BYTES = 100 * 1024 * 1024
@@ -37,3 +43,33 @@ def quiet_third_parties() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def read_config(palace_dir: Path | None) -> dict:
+    """The palace's ``config.json`` as a dict (``{}`` when there is none).
+
+    Raises :class:`UsageError` when the file is not a JSON object."""
+    path = palace_dir / CONFIG_FILENAME if palace_dir else None
+    if not path or not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path} is not valid JSON: {exc}", hint="fix or remove the file") from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"{path} must hold a JSON object", hint='e.g. {"fiscal_year_start": 4}')
+    return data
+
+
+def fiscal_year_start(palace_dir: Path | None) -> int:
+    """The month (1–12) a fiscal year starts in, from ``config.json``'s
+    ``"fiscal_year_start"`` (default 1, January). "FY2024" is then the fiscal year that
+    ends in 2024 (start 4: 2023-04-01 to 2024-03-31). Raises :class:`UsageError` for a
+    value that is not a month number."""
+    value = read_config(palace_dir).get("fiscal_year_start", 1)
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 12:
+        raise UsageError(
+            f"config.json: fiscal_year_start must be a month number 1-12, not {value!r}",
+            hint='e.g. {"fiscal_year_start": 4} for years starting in April',
+        )
+    return value

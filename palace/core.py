@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from palace import store
-from palace.config import quiet_third_parties, resolve_palace_path
+from palace.config import fiscal_year_start, quiet_third_parties, resolve_palace_path
 from palace.errors import ModelMismatch, PalaceNotFound, UsageError
 from palace.vectors import VectorIndex
 
@@ -82,6 +82,12 @@ class Palace:
 
             self._registry = load_registry(self.path)
         return self._registry
+
+    @property
+    def fiscal_year_start(self) -> int:
+        """The month (1–12) this palace's fiscal years start in (``config.json``;
+        :func:`palace.config.fiscal_year_start`)."""
+        return fiscal_year_start(self.path)
 
     def model_info(self) -> tuple[str | None, int | None]:
         """``(name, dimension)`` of the embedding model recorded in this palace, if any."""

@@ -22,7 +22,7 @@ class FactView:
     later value; ``superseded_by`` names it) or ``invalidated`` (its source text left the
     palace at ``invalidated_at``, for ``invalidation_reason``). Valid time is half-open
     ``[valid_from, valid_to)``; ``path``, ``line`` (1-based, None once the drawer is gone)
-    and ``sentence`` cite where it was read. ``conflicts_with``: live facts of the same
+    and ``sentence`` cite where it was read (``drawer_id`` names its drawer, which may be gone). ``conflicts_with``: live facts of the same
     one-value predicate and subject, from the same day, with another value (neither wins)."""
 
     id: int
@@ -45,6 +45,7 @@ class FactView:
     confidence: float
     evidence: str
     conflicts_with: tuple[int, ...] = ()
+    drawer_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,7 @@ def fact_views(conn, where: str, params, *, limit: int = 500, registry: dict | N
             state="invalidated" if r["invalidated_at"] else "superseded" if r["superseded_by"] else "current",
             wing=r["wing"], path=r["path"], line=r["line"], sentence=r["sentence"], extractor=r["extractor"],
             confidence=r["confidence"], evidence=r["evidence"], conflicts_with=conflicts.get(r["id"], ()),
+            drawer_id=r["drawer_id"],
         )
         for r in rows
     )

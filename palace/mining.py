@@ -166,6 +166,7 @@ def mine(
     its reason and the run goes on.
     """
     started = time.perf_counter()
+    started_at = recorded_now()
     root = root.expanduser()
     if not root.is_dir():
         raise UsageError(f"not a folder: {root}", hint="give `palace mine` a folder of notes")
@@ -292,6 +293,11 @@ def mine(
     counts = {status: 0 for status in ("indexed", "unchanged", "skipped", "failed", "deleted")}
     for outcome in outcomes:
         counts[outcome.status] += 1
+    with store.transaction(conn):
+        conn.execute(
+            "INSERT INTO mine_runs (wing, started_at, finished_at, indexed, deleted) VALUES (?, ?, ?, ?, ?)",
+            (wing, started_at, recorded_now(), counts["indexed"], counts["deleted"]),
+        )
     return MineReport(
         palace=str(palace.path),
         wing=wing,

@@ -1,19 +1,28 @@
-"""The first query planner: a date window and known entities read from the question.
+"""The query planner: a question becomes a :class:`Plan` — date window, entities, intent.
 
 No spaCy here (the query path must not load it): dates come from
 :func:`palace.nlp.dates.find_date_window`, entities from n-grams of the question looked up
-among the names and aliases already in the graph.
+among the names and aliases already in the graph, the intent from cue phrases.
 
-How the plan is used (``Plan.window_mode``):
+Intents (the first whose cue is in the question wins, in this order):
 
-- ``filter``: ``--since``/``--until`` given; drawers outside the window are dropped.
-- ``filter`` also for a window read from the question, when at least one drawer falls in
-  it (a drawer is in the window when its own date overlaps it, or when it mentions a
-  date that lies inside it); the ``date`` retriever then puts drawers dated in the
-  window before those that only mention it. When no drawer falls in the window it is
-  ``ignored`` (and the plan says so) rather than giving an empty answer.
-- Matched entities always ``boost``: the graph retriever ranks the drawers that mention
-  them, and its list is fused with BM25 and vectors.
+- ``change`` — "what changed", "what's new", "changes", "difference between", "since …":
+  a diff of the graph over the window (:mod:`palace.changes`) is listed first;
+- ``current`` — "now", "current(ly)", "still", "latest", "these days": current facts only,
+  newer drawers first among equals;
+- ``history`` — "when did", "history of", "timeline", "used to", "before she…": every
+  fact, superseded ones included, in valid-time order;
+- ``entity`` — "everything about X", "tell me about X", "who is X", or a question that is
+  only a name: the graph's facts and mentions of X lead;
+- ``lookup`` — anything else.
+
+How the date window is used (``Plan.window_mode``): drawers outside an explicit window are
+**dropped**, not demoted — the user named the period, and a demoted drawer from another
+year would still outrank a weak one inside it. A drawer is in the window when its own
+date overlaps it, or when it mentions a date that lies inside it; a note with no date of
+its own (only its file's mtime) cannot be ruled out and stays, unboosted. When no drawer
+falls in a window read from the question the window is ``ignored`` (and the plan says
+so) rather than giving an empty answer. ``--since``/``--until`` always filter.
 """
 
 from __future__ import annotations
@@ -26,6 +35,22 @@ from dataclasses import dataclass, field
 from palace.errors import UsageError
 from palace.nlp.dates import DateInterval, find_date_window
 from palace.nlp.extraction import entity_key
+
+INTENTS = ("lookup", "entity", "current", "history", "change")
+
+_CUES: tuple[tuple[str, re.Pattern], ...] = tuple(
+    (intent, re.compile(rx)) for intent, rx in (
+        ("change", r"\bwhat(?:'s|\s+has|\s+have|\s+had)?\s+changed\b|\bwhat(?:'s|s|\s+is|\s+was)\s+new\b"
+                   r"|\bchang(?:e|es|ed|ing)\b|\bdifferences?\s+between\b|\bsince\b|\bwhat\s+(?:got|was|were)\s+"
+                   r"(?:added|removed|dropped|updated)\b"),
+        ("current", r"\bnow\b|\bcurrent(?:ly)?\b|\bstill\b|\blatest\b|\bthese\s+days\b|\bat\s+present\b"
+                    r"|\bpresently\b|\bas\s+of\s+today\b"),
+        ("history", r"^\s*when\b|\bwhen\s+(?:did|was|were|had|has|have)\b|\bhistory\b|\btimeline\b|\bover\s+time\b"
+                    r"|\bused\s+to\b|\bbefore\s+(?:he|she|they|we|i|it)\b|\bprevious(?:ly)?\b|\bformer(?:ly)?\b"),
+        ("entity", r"\b(?:everything|anything|all)\s+(?:about|on|regarding|concerning)\b|\btell\s+me\s+about\b"
+                   r"|^\s*who\s+(?:is|was|are)\b|^\s*who's\b|\bwhat\s+do\s+(?:we|i|you)\s+know\s+about\b|\bprofile\b"),
+    )
+)
 
 _WORD = re.compile(r"[\w][\w.&'’-]*", re.UNICODE)
 STOPWORDS = frozenset(
@@ -65,6 +90,25 @@ class Plan:
     identifiers: tuple[str, ...] = ()
     weights: dict[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    intent: str = "lookup"  # one of INTENTS
+    intent_cue: str = ""  # the words that set it ("what changed", "now"…), "" for lookup
+    now: dt.date | None = None
+
+
+def read_intent(question: str, entities: tuple["EntityMatch", ...] = (), terms: tuple[str, ...] = ()) -> tuple[str, str]:
+    """The question's intent and the cue that set it: ``(intent, cue)``, one of
+    :data:`INTENTS`. A question whose content words are all names of ``entities``
+    ("Alice?", "Mara Bos") is ``entity``; one without a cue is ``("lookup", "")``."""
+    text = question.lower().replace("’", "'")
+    for intent, rx in _CUES:
+        found = rx.search(text)
+        if found:
+            return intent, found.group(0).strip()
+    if entities and terms:
+        named = {w.lower() for e in entities for w in _WORD.findall(e.text)}
+        if all(t in named for t in terms):
+            return "entity", "a name alone"
+    return "lookup", ""
 
 
 def query_terms(question: str) -> tuple[str, ...]:
@@ -97,15 +141,18 @@ def match_entities(
 ) -> tuple[EntityMatch, ...]:
     """Entities whose name or alias equals an n-gram (1–5 words) of the question.
 
-    Case-insensitive, possessives stripped ("Alice's" → "Alice"). A one-word match must be
-    capitalised in the question or name a multi-word-free proper noun that is not a
-    stopword, so that "council" does not pull in every "Council". Longer matches win over
-    the shorter matches they contain. Words inside ``exclude`` (the span of the date
+    Case-insensitive, possessives stripped ("alice's" → "Alice"). A one-word name in
+    lower case ("everything about alice") counts only where this palace reads that word
+    mostly as the name — in at least half of the drawers that contain it, NER found the
+    entity — so that "council" does not pull in every "Council". Longer matches win over
+    the shorter matches they contain. The same holds for a phrase written all in lower
+    case ("the current" is not the entity "Current"). Words inside ``exclude`` (the span of the date
     window, as chars of the question) are never entity names.
     """
     tokens = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(question)]
     cleaned = [re.sub(r"['’][sS]$", "", t).strip(".,;:!?'’") for t, _, _ in tokens]
     candidates: dict[str, tuple[int, int, str]] = {}
+    lowercase: set[str] = set()
     for size in range(5, 0, -1):
         for i in range(len(tokens) - size + 1):
             words = cleaned[i:i + size]
@@ -113,11 +160,11 @@ def match_entities(
                 continue
             if exclude and tokens[i][1] < exclude[1] and tokens[i + size - 1][2] > exclude[0]:
                 continue
-            if size == 1:
-                word = words[0]
-                if word.lower() in STOPWORDS or not word[:1].isupper() or len(word) < 2:
-                    continue
             key = entity_key(" ".join(words))
+            if not key or key in STOPWORDS or len(key) < 2 or key.isdigit():
+                continue
+            if key not in candidates and not any(w[:1].isupper() for w in words):
+                lowercase.add(key)
             candidates.setdefault(key, (tokens[i][1], tokens[i + size - 1][2], " ".join(words)))
     if not candidates:
         return ()
@@ -133,6 +180,9 @@ def match_entities(
     grouped: dict[str, list[sqlite3.Row]] = {}
     for row in rows:
         grouped.setdefault(row["key"], []).append(row)
+    for key in lowercase & set(grouped):
+        if not _mostly_a_name(conn, key, [r["id"] for r in grouped[key]]):
+            del grouped[key]
     matches: list[EntityMatch] = []
     taken: list[tuple[int, int]] = []
     for key in sorted(grouped, key=lambda k: (-(candidates[k][1] - candidates[k][0]), candidates[k][0])):
@@ -148,6 +198,41 @@ def match_entities(
     return tuple(matches)
 
 
+def _mostly_a_name(conn: sqlite3.Connection, phrase: str, entity_ids: list[int]) -> bool:
+    """True when ``phrase`` (a question's words in lower case) is one of the entity's
+    names as the notes write it: an alias stored in lower case ("lakehouse migration" in
+    front matter), or a name that NER found, written that way, in at least half of the
+    drawers whose text holds the phrase (FTS5, any case)."""
+    marks = ",".join("?" * len(entity_ids))
+    if conn.execute(
+        f"SELECT 1 FROM aliases WHERE entity_id IN ({marks}) AND alias = lower(alias) AND lower(alias) = ? LIMIT 1",
+        [*entity_ids, phrase],
+    ).fetchone():
+        return True
+    words = re.findall(r"\w+", phrase)
+    if not words:
+        return False
+    holding = conn.execute(
+        "SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?", (f'text : "{" ".join(words)}"',)
+    ).fetchone()[0]
+    named = conn.execute(
+        f"SELECT count(DISTINCT drawer_id) FROM mentions WHERE entity_id IN ({marks}) AND lower(surface) IN (?, ?)",
+        [*entity_ids, phrase, "the " + phrase],
+    ).fetchone()[0]
+    return holding > 0 and 2 * named >= holding
+
+
+#: Each retriever's RRF weight by intent (``graph`` only when the question names an
+#: entity, ``date`` only with a window, ``changes`` only for change questions).
+INTENT_WEIGHTS: dict[str, dict[str, float]] = {
+    "lookup": {"bm25": 1.0, "vector": 1.0, "graph": 0.5, "date": 0.5},
+    "entity": {"bm25": 0.75, "vector": 0.75, "graph": 1.5, "date": 0.5},
+    "current": {"bm25": 1.0, "vector": 1.0, "graph": 1.0, "date": 0.5, "recent": 0.5},
+    "history": {"bm25": 1.0, "vector": 1.0, "graph": 1.0, "date": 0.5},
+    "change": {"bm25": 1.0, "vector": 1.0, "graph": 0.5, "date": 1.0, "changes": 1.5},
+}
+
+
 def plan_question(
     conn: sqlite3.Connection,
     question: str,
@@ -155,10 +240,13 @@ def plan_question(
     now: dt.date | None = None,
     since: dt.date | None = None,
     until: dt.date | None = None,
+    fiscal_year_start: int = 1,
 ) -> Plan:
     """Read a :class:`Plan` from ``question`` (``now`` anchors relative dates; default today).
 
-    ``since``/``until`` (inclusive days) override any window in the question and filter.
+    ``since``/``until`` (inclusive days) override any window in the question and filter;
+    ``fiscal_year_start`` (month 1–12) says what "FY2024" means. Raises
+    :class:`UsageError` when ``since`` is after ``until``.
     """
     now = now or dt.date.today()
     terms = query_terms(question)
@@ -173,7 +261,7 @@ def plan_question(
         end = until + dt.timedelta(days=1) if until and until < dt.date.max else dt.date.max
         window, source = DateInterval(start, end, "range"), "options"
     else:
-        found = find_date_window(question, now)
+        found = find_date_window(question, now, fiscal_year_start)
         if found is not None:
             window, window_text = found
             source = "question"
@@ -183,7 +271,12 @@ def plan_question(
             window_words = {w.lower() for w in _WORD.findall(window_text)}
             terms = tuple(t for t in terms if t not in window_words)
     entities = match_entities(conn, question, window_span)
-    weights = {"bm25": 1.0, "vector": 1.0, "graph": 0.5 if entities else 0.0, "date": 0.5 if window else 0.0}
+    intent, cue = read_intent(question, entities, terms)
+    weights = dict(INTENT_WEIGHTS[intent])
+    if not entities:
+        weights["graph"] = 0.0
+    if not window:
+        weights["date"] = 0.0
     outside = question if window_span is None else question[:window_span[0]] + " " + question[window_span[1]:]
     identifiers = identifier_terms(outside)
     if identifiers:
@@ -200,4 +293,7 @@ def plan_question(
         entities=entities,
         identifiers=identifiers,
         weights=weights,
+        intent=intent,
+        intent_cue=cue,
+        now=now,
     )

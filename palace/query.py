@@ -1,18 +1,18 @@
 """``ask``: plan the question, run the retrievers, fuse them, explain every hit.
 
 ``ask`` is a function of (palace, question, options) with no process state, so a warm
-process can answer it too. It never loads spaCy.
+process can answer many questions (``palace ask --batch``). It never loads spaCy.
 
-Retrievers (each a ranked list for :func:`palace.fusion.fuse`):
-
-- ``bm25``: FTS5 over title, heading path and drawer text (weights 2, 2, 1), terms OR-ed;
-- ``vector``: cosine similarity of the question's embedding to the drawers' (Chroma; an
-  exact scan of the allowed drawers when a filter leaves few);
-- ``graph``: drawers that mention the entities named in the question, ranked by how many of
-  them they mention, then how often, then how recent;
-- ``exact`` (identifier-shaped questions): drawers holding every identifier, by BM25;
-- ``date`` (with a date window): the other lists' candidates in the window, drawers dated
-  in it before drawers that only mention a date inside it.
+1. :func:`palace.planning.plan_question` reads the date window, entities and intent.
+2. The scope (wing, room, window) becomes a set of allowed drawers; outside an explicit
+   window drawers are dropped (see :mod:`palace.planning` for why).
+3. The graph answers first: the typed facts about the question's entities (current ones
+   only for a current-state question; every one, superseded included, for a history
+   question or ``history=True``), and for a change question the diff of
+   :mod:`palace.changes`.
+4. The retrievers of :mod:`palace.retrievers` each give a ranked list; weighted reciprocal
+   rank fusion (:mod:`palace.fusion`) with the plan's weights orders the drawers, and every
+   hit keeps each retriever's rank and score.
 """
 
 from __future__ import annotations
@@ -21,21 +21,22 @@ import datetime as dt
 import json
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from palace import retrievers
+from palace.changes import ChangeSet, changes_in_window, changes_since_previous_mining
 from palace.errors import PalaceNotFound, UsageError
+from palace.facts import FactView, fact_views
 from palace.fusion import Contribution, RankedList, fuse
 from palace.planning import Plan, plan_question
 
 if TYPE_CHECKING:
     from palace.core import Palace
 
-CANDIDATES = 100
-EXACT_SCAN_LIMIT = 4000
 SNIPPET_CHARS = 240
+#: Facts listed with an answer (the drawers of all of them still rank).
+FACTS_SHOWN = 20
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,12 @@ class Hit:
 
 @dataclass(frozen=True)
 class PlanSummary:
-    """The plan as shown to users: window (ISO, half-open), how it was used, entities."""
+    """The plan as shown to users: intent and the cue that set it, the window (ISO,
+    half-open) and how it was used, entities, identifiers, retriever weights, notes."""
 
+    intent: str
+    intent_cue: str
+    now: str
     terms: tuple[str, ...]
     date_window: dict | None
     date_window_text: str
@@ -83,20 +88,47 @@ class PlanSummary:
     weights: dict[str, float]
     notes: tuple[str, ...]
 
+    def line(self) -> str:
+        """The plan in one line (``palace ask --explain`` and the rich output)."""
+        parts = [f"intent {self.intent}" + (f" ({self.intent_cue!r})" if self.intent_cue else "")]
+        if self.date_window:
+            w = self.date_window
+            parts.append(f"window {w['start']} → {w['end']} ({w['granularity']}, from {self.date_window_source}"
+                         f"{' ' + repr(self.date_window_text) if self.date_window_text else ''}) [{self.date_window_mode}]")
+        if self.entities:
+            parts.append("entities " + ", ".join(f"{e['name']} ({'/'.join(e['types'])}, via {e['via']})"
+                                                 for e in self.entities))
+        if self.identifiers:
+            parts.append("identifiers " + " ".join(self.identifiers) + " [exact]")
+        parts.append("terms " + " ".join(self.terms) if self.terms else "no terms")
+        parts.append("weights " + " ".join(f"{k} {v:g}" for k, v in self.weights.items() if v))
+        return "; ".join(parts)
+
 
 @dataclass(frozen=True)
 class AskResult:
-    """The answer to one question: the plan, the hits best first, the time it took."""
+    """The answer to one question: the plan; for a change question the change list
+    (``changes``); for entity, current-state and history questions the typed ``facts``
+    about the question's entities (``hidden_superseded`` counts the superseded facts a
+    current-state answer left out; ``history=True`` shows them); the hits best first;
+    the time it took."""
 
     question: str
     palace: str
     plan: PlanSummary
+    changes: ChangeSet | None
+    facts: tuple[FactView, ...]
+    hidden_superseded: int
     results: tuple[Hit, ...]
     elapsed_ms: float
 
-    def to_json(self) -> str:
+    def to_dict(self) -> dict:
+        """The result as plain JSON types, with the field names documented in the README."""
+        return json.loads(json.dumps(asdict(self), default=_json_default, ensure_ascii=False))
+
+    def to_json(self, indent: int | None = 2) -> str:
         """One JSON object with the field names documented in the README."""
-        return json.dumps(asdict(self), default=_json_default, ensure_ascii=False, indent=2)
+        return json.dumps(asdict(self), default=_json_default, ensure_ascii=False, indent=indent)
 
 
 def _json_default(value: Any) -> Any:
@@ -115,23 +147,33 @@ def ask(
     since: dt.date | None = None,
     until: dt.date | None = None,
     now: dt.date | None = None,
+    history: bool = False,
+    retrievers_only: tuple[str, ...] | None = None,
 ) -> AskResult:
     """Answer ``question`` from ``palace``: the ``top_k`` best drawers with explanations.
 
     ``wing``/``room`` restrict the search; ``since``/``until`` (inclusive) filter by date;
-    ``now`` anchors relative dates in the question (default: today). Raises
-    :class:`PalaceNotFound` when the palace holds no drawers, and
-    :class:`palace.errors.ModelMismatch` when it was built with another embedding model.
+    ``now`` anchors relative dates in the question (default: today); ``history`` keeps
+    superseded facts in the answer. ``retrievers_only`` (e.g. ``("bm25",)``) runs only
+    those retrievers with weight 1 and no graph answer — the baselines of
+    ``benchmarks/eval_retrieval.py``. Raises :class:`PalaceNotFound` when the palace
+    holds no drawers, :class:`UsageError` for an empty question or an unknown wing or
+    room, and :class:`palace.errors.ModelMismatch` when it was built with another
+    embedding model.
     """
     started = time.perf_counter()
     conn = palace.conn
     if not question.strip():
         raise UsageError("the question is empty", hint='ask in words, e.g. palace ask "what did we decide"')
-    if conn.execute("SELECT count(*) FROM drawers").fetchone()[0] == 0:
+    if conn.execute("SELECT 1 FROM drawers LIMIT 1").fetchone() is None:
         raise PalaceNotFound(f"the palace at {palace.path} holds no drawers", hint="run `palace mine DIR` first")
     palace.check_model()
-    plan = plan_question(conn, question, now=now, since=since, until=until)
+    plan = plan_question(conn, question, now=now, since=since, until=until,
+                         fiscal_year_start=palace.fiscal_year_start)
     notes = list(plan.notes)
+    weights = dict(plan.weights)
+    if retrievers_only is not None:
+        weights = {name: 1.0 for name in retrievers_only}
 
     _check_scope(conn, wing, room)
     scope_sql, scope_params = _scope(wing, room)
@@ -140,63 +182,173 @@ def ask(
         allowed = {r[0] for r in conn.execute(f"SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id WHERE {scope_sql}", scope_params)}
     window_mode = plan.window_mode
     tiers: dict[int, int] = {}
-    if plan.window is not None:
-        tiers = _in_window(conn, plan.window)
+    if plan.window is not None and retrievers_only is None:
+        tiers = retrievers.in_window(conn, plan.window)
         in_window = set(tiers) if allowed is None else set(tiers) & allowed
-        dated = sum(1 for rowid in in_window if tiers[rowid] > 0)
-        if dated or plan.window_source == "options":
+        dated = sum(1 for rowid in in_window if tiers[rowid] == 2)
+        if in_window or plan.window_source == "options":
             allowed = in_window
             notes.append(
-                f"date window {plan.window} filters: {dated} drawer{'' if dated == 1 else 's'} in it"
-                f" (+{len(in_window) - dated} from undated notes)"
+                f"date window {plan.window} filters: {dated} drawer{'' if dated == 1 else 's'} dated in it"
+                f" (+{len(in_window) - dated} that mention a day in it or whose file was modified in it)"
             )
         else:
             window_mode = "ignored"
             notes.append(f"no drawer falls in {plan.window}; the window was ignored")
 
-    weights = dict(plan.weights)
+    entity_ids = tuple(i for e in plan.entities for i in e.entity_ids)
+    changes: ChangeSet | None = None
+    if weights.get("changes"):
+        if plan.window is not None and window_mode == "filter":
+            changes = changes_in_window(conn, plan.window.start, plan.window.end, entity_ids=entity_ids,
+                                        wing=wing, room=room, registry=palace.registry)
+        else:
+            changes = changes_since_previous_mining(conn, entity_ids=entity_ids, wing=wing, room=room,
+                                                    registry=palace.registry)
+        notes.append(f"{changes.total} change{'' if changes.total == 1 else 's'}: {changes.description}")
+    facts, hidden, fact_drawers = (), 0, {}
+    if plan.entities and weights.get("graph"):
+        facts, hidden, fact_drawers = entity_facts(palace, plan, history=history or plan.intent == "history", wing=wing)
+        if hidden:
+            notes.append(f"{hidden} superseded fact{'' if hidden == 1 else 's'} hidden; --history shows them")
+
     lists = [
-        RankedList("bm25", weights["bm25"], _bm25(conn, plan.terms, allowed)),
-        RankedList("vector", weights["vector"], _vector(palace, question, allowed, _chroma_where(wing, room))),
+        RankedList("bm25", weights.get("bm25", 0.0), retrievers.bm25(conn, plan.terms, allowed)),
+        RankedList("vector", weights.get("vector", 0.0),
+                   retrievers.vector(palace, question, allowed, _chroma_where(wing, room, plan.window if window_mode == "filter" else None))),
     ]
     entity_names: dict[str, tuple[str, ...]] = {}
-    if plan.entities:
-        graph_items, entity_names = _graph(conn, plan.entities, allowed, lists)
+    if plan.entities and weights.get("graph"):
+        graph_items, entity_names = retrievers.graph(conn, plan.entities, allowed, lists, fact_drawers)
         lists.append(RankedList("graph", weights["graph"], graph_items))
-    if plan.identifiers:
-        lists.append(RankedList("exact", weights["exact"], _exact(conn, plan.identifiers, allowed)))
-    if tiers and window_mode == "filter":
-        lists.append(RankedList("date", weights["date"], _date_list(conn, lists, tiers)))
+    if plan.identifiers and weights.get("exact"):
+        lists.append(RankedList("exact", weights["exact"], retrievers.exact(conn, plan.identifiers, allowed)))
+    if changes is not None:
+        lists.append(RankedList("changes", weights["changes"], retrievers.listed(conn, changes.drawer_ids())))
+    if tiers and window_mode == "filter" and weights.get("date"):
+        lists.append(RankedList("date", weights["date"], retrievers.date_list(conn, lists, tiers)))
+    if weights.get("recent"):
+        lists.append(RankedList("recent", weights["recent"], retrievers.recent(conn, lists)))
     fused = fuse(lists)[:top_k]
 
     hits = _hits(conn, fused, plan, window_mode, entity_names)
     summary = PlanSummary(
+        intent=plan.intent,
+        intent_cue=plan.intent_cue,
+        now=(plan.now or dt.date.today()).isoformat(),
         terms=plan.terms,
         date_window=plan.window.to_json() if plan.window else None,
         date_window_text=plan.window_text,
         date_window_source=plan.window_source,
         date_window_mode=window_mode,
         entities=tuple(
-            {"text": e.text, "name": e.name, "types": list(e.types), "entity_ids": list(e.entity_ids),
-             "via": e.via, "use": "boost"}
+            {"text": e.text, "name": e.name, "types": list(e.types), "entity_ids": list(e.entity_ids), "via": e.via}
             for e in plan.entities
         ),
         identifiers=plan.identifiers,
-        weights=weights,
+        weights={k: v for k, v in weights.items() if v},
         notes=tuple(notes),
     )
     return AskResult(
         question=question,
         palace=str(palace.path),
         plan=summary,
+        changes=changes,
+        facts=facts if plan.intent in ("entity", "current", "history") else (),
+        hidden_superseded=hidden,
         results=tuple(hits),
         elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
     )
 
 
-def _chroma_where(wing: str | None, room: str | None) -> dict | None:
-    clauses = [{"wing": wing}] if wing else []
+def entity_facts(
+    palace: "Palace", plan: Plan, *, history: bool = False, wing: str | None = None
+) -> tuple[tuple[FactView, ...], int, dict[str, tuple[int, ...]]]:
+    """The typed facts (not ``mentioned_with``) about the plan's entities, not retracted,
+    in the plan's window when it has one (valid time overlapping it).
+
+    Without ``history``, only facts valid at the plan's ``now`` (valid time: begun by
+    then, not superseded or ended by then). Returns ``(facts, hidden, drawers)``: facts
+    whose predicate the question names ("report" → ``reports_to``) first, then the latest
+    (with ``history``: in valid-time order); the number of facts superseded or ended by
+    ``now`` that were left out; and their drawers in that order, each with the indexes of the
+    plan entities its facts are about (for :func:`palace.retrievers.graph`)."""
+    conn = palace.conn
+    ids = [i for e in plan.entities for i in e.entity_ids]
+    marks = ",".join("?" * len(ids))
+    base = f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks})) AND f.predicate != 'mentioned_with' AND f.invalidated_at IS NULL"
+    params: list = ids + ids
+    if wing:
+        base += " AND f.wing = ?"
+        params.append(wing)
+    if plan.window is not None:
+        base += " AND (f.valid_from IS NULL OR f.valid_from < ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
+        params += [plan.window.end.isoformat(), plan.window.start.isoformat()]
+    day = (plan.now or dt.date.today()).isoformat()
+    current = " AND (f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
+    hidden = 0
+    if history:
+        views = fact_views(conn, base, params, limit=500, registry=palace.registry)
+    else:
+        views = fact_views(conn, base + current, params + [day, day], limit=500, registry=palace.registry)
+        # past events (a decision, an approval) are not state: neither current nor hidden
+        events = {name for name, spec in palace.registry.items() if spec.kind == "event"}
+        hidden = conn.execute(
+            f"SELECT count(*) FROM facts f WHERE {base} AND f.valid_to <= ?"
+            f" AND f.predicate NOT IN (SELECT value FROM json_each(?))",
+            params + [day, json.dumps(sorted(events))],
+        ).fetchone()[0]
+    named = _named_predicates(plan.terms, palace.registry)
+    ordered = sorted(views, key=lambda v: (v.predicate not in named, _negated_day(v.valid_from), v.id))
+    if history:
+        ordered = sorted(views, key=lambda v: (v.predicate not in named, v.valid_from or "", v.id))
+    index_of = {i: n for n, e in enumerate(plan.entities) for i in e.entity_ids}
+    rows = dict(conn.execute(
+        f"SELECT id, subject_id || ',' || coalesce(object_id, '') FROM facts WHERE id IN ({','.join('?' * len(ordered)) or 'NULL'})",
+        [v.id for v in ordered],
+    ).fetchall())
+    drawers: dict[str, tuple[int, ...]] = {}
+    for view in ordered:
+        ends = {int(x) for x in rows.get(view.id, "").split(",") if x}
+        found = tuple(sorted({index_of[i] for i in ends if i in index_of}))
+        drawers[view.drawer_id] = tuple(sorted(set(drawers.get(view.drawer_id, ())) | set(found)))
+    return tuple(ordered[:FACTS_SHOWN]), hidden, drawers
+
+
+def _negated_day(day: str | None) -> str:
+    """A sort key that puts later ISO days first (None last)."""
+    if not day:
+        return "~"
+    return "".join(chr(ord("9") - ord(c) + ord("0")) if c.isdigit() else c for c in day)
+
+
+def _named_predicates(terms: tuple[str, ...], registry: dict) -> set[str]:
+    """Predicates the question names by their name or one of their verbs ("report" →
+    ``reports_to``, "decide" → ``decided``), compared by a crude stem."""
+    stems = {_stem(t) for t in terms}
+    named = set()
+    for name, spec in registry.items():
+        words = set(name.split("_")) | set(spec.verbs)
+        for pattern in spec.patterns:
+            words |= set(pattern.get("verbs", ()))
+        if stems & {_stem(w) for w in words if len(w) > 2}:
+            named.add(name)
+    return named
+
+
+def _chroma_where(wing: str | None, room: str | None, window=None) -> dict | None:
+    """Chroma ``where`` for the scope: wing, room, and a drawer date overlapping a
+    filtering window (used when the scope is too large to scan exactly; drawers that
+    only mention a date in the window then come from the other retrievers)."""
+    from palace.vectors import date_number
+
+    clauses: list[dict] = [{"wing": wing}] if wing else []
     clauses += [{"room": room}] if room else []
+    if window is not None:
+        if window.start > dt.date.min:
+            clauses.append({"date_end": {"$gt": date_number(window.start.isoformat())}})
+        if window.end < dt.date.max:
+            clauses.append({"date_start": {"$lt": date_number(window.end.isoformat())}})
     if len(clauses) > 1:
         return {"$and": clauses}
     return clauses[0] if clauses else None
@@ -227,175 +379,6 @@ def _scope(wing: str | None, room: str | None) -> tuple[str, list]:
         clauses.append("f.room = ?")
         params.append(room)
     return " AND ".join(clauses), params
-
-
-def _in_window(conn, window) -> dict[int, int]:
-    """Drawers a date window admits: ``{rowid: tier}``. Tier 2: the drawer's own date
-    overlaps the window; 1: it mentions a date that lies inside the window (a mention of
-    "2024" does not put a drawer into "Q3 2024"); 0: its note has no date of its own (only
-    the file's mtime), so no window can rule it out — it stays a candidate, unboosted."""
-    start, end = window.start.isoformat(), window.end.isoformat()
-    tiers: dict[int, int] = {}
-    for (rowid,) in conn.execute(
-        "SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.doc_date_source = 'mtime'"
-    ):
-        tiers[rowid] = 0
-    for (rowid,) in conn.execute(
-        "SELECT d.rowid FROM date_mentions m JOIN drawers d ON d.id = m.drawer_id WHERE m.start >= ? AND m.end <= ?",
-        (start, end),
-    ):
-        tiers[rowid] = 1
-    for (rowid,) in conn.execute(
-        "SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id"
-        " WHERE d.date_start < ? AND d.date_end > ? AND f.doc_date_source != 'mtime'",
-        (end, start),
-    ):
-        tiers[rowid] = 2
-    return tiers
-
-
-def _date_list(conn, lists: list[RankedList], tiers: dict[int, int]) -> tuple[tuple[str, float], ...]:
-    """The ``date`` retriever: the candidates of the other lists that are in the window,
-    drawers dated in it before drawers that only mention it, then by their best rank."""
-    best = _best_ranks(lists)
-    if not best:
-        return ()
-    rowid_of = dict(conn.execute(
-        f"SELECT id, rowid FROM drawers WHERE id IN ({','.join('?' * len(best))})", list(best)
-    ).fetchall())
-    scored = [(doc_id, tiers.get(rowid_of.get(doc_id, -1), 0)) for doc_id in best]
-    scored = [(d, t) for d, t in scored if t > 0]
-    scored.sort(key=lambda item: (-item[1], best[item[0]], item[0]))
-    return tuple((d, float(t)) for d, t in scored[:CANDIDATES])
-
-
-def _fts_query(terms: tuple[str, ...]) -> str:
-    safe = [t.replace('"', '""') for t in terms if re.search(r"\w", t)]
-    return " OR ".join(f'"{t}"' for t in safe)
-
-
-def _fts_ranked(conn, query: str, allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
-    """Run an FTS5 query ranked by BM25 (column weights title 2, heading 2, text 1), within
-    ``allowed`` rowids when given (filtered in SQL, so a small scope never loses its hits
-    to the rest of the palace)."""
-    sql = (
-        "SELECT d.id, bm25(drawers_fts, 2.0, 2.0, 1.0) AS score FROM drawers_fts"
-        " JOIN drawers d ON d.rowid = drawers_fts.rowid WHERE drawers_fts MATCH ?"
-    )
-    params: list = [query]
-    if allowed is not None:
-        sql += " AND drawers_fts.rowid IN (SELECT value FROM json_each(?))"
-        params.append(json.dumps(sorted(allowed)))
-    rows = conn.execute(sql + " ORDER BY score LIMIT ?", (*params, CANDIDATES)).fetchall()
-    return tuple((r["id"], -r["score"]) for r in rows)
-
-
-def _bm25(conn, terms, allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
-    query = _fts_query(terms)
-    if not query or allowed is not None and not allowed:
-        return ()
-    return _fts_ranked(conn, query, allowed)
-
-
-def _exact(conn, identifiers: tuple[str, ...], allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
-    """Drawers that contain every identifier of the question (``#2033`` → ``2033``), by BM25."""
-    if allowed is not None and not allowed:
-        return ()
-    query = " AND ".join('"' + t.replace('"', '""') + '"' for t in identifiers)
-    return _fts_ranked(conn, query, allowed)
-
-
-def _vector(
-    palace: "Palace", question: str, allowed: set[int] | None, where: dict | None = None
-) -> tuple[tuple[str, float], ...]:
-    """Nearest drawers by cosine similarity. A scope of up to :data:`EXACT_SCAN_LIMIT`
-    drawers is scanned exactly; a larger one asks Chroma with ``where`` (wing/room) for
-    5 × :data:`CANDIDATES` and keeps those in scope."""
-    vector = palace.embedder.embed([question])[0]
-    if allowed is not None:
-        if not allowed:
-            return ()
-        ids = _ids_for_rowids(palace.conn, allowed)
-        if len(ids) <= EXACT_SCAN_LIMIT:
-            got = palace.vectors.collection.get(ids=ids, include=["embeddings"])
-            if not len(got["ids"]):
-                return ()
-            matrix = np.asarray(got["embeddings"], dtype=np.float32)
-            sims = matrix @ vector
-            order = np.argsort(-sims)[:CANDIDATES]
-            return tuple((got["ids"][i], float(sims[i])) for i in order)
-        wanted = set(ids)
-        found = palace.vectors.query(vector, CANDIDATES * 5, where=where)
-        return tuple((d, 1.0 - dist) for d, dist in found if d in wanted)[:CANDIDATES]
-    found = palace.vectors.query(vector, CANDIDATES)
-    live = _live_ids(palace.conn, [d for d, _ in found])
-    return tuple((d, 1.0 - dist) for d, dist in found if d in live)
-
-
-def _drawers_by_rowid(conn, rowids, columns: str = "id"):
-    """Rows of ``drawers`` for a set of rowids (passed as one JSON array: no variable limit)."""
-    return conn.execute(
-        f"SELECT {columns} FROM drawers WHERE rowid IN (SELECT value FROM json_each(?))",
-        (json.dumps(sorted(rowids)),),
-    ).fetchall()
-
-
-def _ids_for_rowids(conn, rowids: set[int]) -> list[str]:
-    return [r[0] for r in _drawers_by_rowid(conn, rowids)]
-
-
-def _best_ranks(lists: list[RankedList]) -> dict[str, int]:
-    """Each drawer's best (lowest) rank over ``lists``."""
-    best: dict[str, int] = {}
-    for ranked in lists:
-        for position, (doc_id, _) in enumerate(ranked.items, start=1):
-            best[doc_id] = min(best.get(doc_id, position), position)
-    return best
-
-
-def _live_ids(conn, ids: list[str]) -> set[str]:
-    if not ids:
-        return set()
-    return {r[0] for r in conn.execute(f"SELECT id FROM drawers WHERE id IN ({','.join('?' * len(ids))})", ids)}
-
-
-def _graph(
-    conn, entities, allowed: set[int] | None, hybrid: list[RankedList]
-) -> tuple[tuple[tuple[str, float], ...], dict[str, tuple[str, ...]]]:
-    """Drawers that mention the question's entities, found by NER mentions and by the
-    entity's names and aliases as FTS phrases (NER misses some occurrences of a name it
-    knows). More distinct entities first, then the best rank in the hybrid lists (so a
-    common entity does not reorder by chance), then more mentions, then newer."""
-    found: dict[int, dict[int, int]] = {}  # rowid -> {entity index: mentions}
-    for index, entity in enumerate(entities):
-        ids = list(entity.entity_ids)
-        marks = ",".join("?" * len(ids))
-        for rowid, n in conn.execute(
-            f"SELECT d.rowid, count(*) FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
-            f" WHERE m.entity_id IN ({marks}) GROUP BY d.rowid",
-            ids,
-        ):
-            found.setdefault(rowid, {})[index] = n
-        names = {a for (a,) in conn.execute(f"SELECT alias FROM aliases WHERE entity_id IN ({marks})", ids)}
-        names.add(entity.text)
-        phrase = " OR ".join('"' + n.replace('"', '""') + '"' for n in sorted(names) if re.search(r"\w", n))
-        for (rowid,) in conn.execute("SELECT rowid FROM drawers_fts WHERE drawers_fts MATCH ?", (f"text : ({phrase})",)):
-            found.setdefault(rowid, {}).setdefault(index, 1)
-    if allowed is not None:
-        found = {r: v for r, v in found.items() if r in allowed}
-    if not found:
-        return (), {}
-    best = _best_ranks(hybrid)
-    rows = _drawers_by_rowid(conn, found, "rowid, id, date_start")
-    def key(row):
-        hits = found[row["rowid"]]
-        return (-len(hits), best.get(row["id"], 10**6), -sum(hits.values()), row["date_start"] or "", row["id"])
-    rows.sort(key=key)
-    ranked = tuple(
-        (r["id"], len(found[r["rowid"]]) + sum(found[r["rowid"]].values()) / 100.0) for r in rows[:CANDIDATES]
-    )
-    names = {r["id"]: tuple(sorted(entities[i].name for i in found[r["rowid"]])) for r in rows[:CANDIDATES]}
-    return ranked, names
 
 
 def _stem(term: str) -> str:

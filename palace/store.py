@@ -4,7 +4,7 @@ Opens the database with WAL, ``busy_timeout`` and foreign keys on, and applies n
 migrations in order (the applied names are kept in ``schema_migrations``). Chroma holds
 only what can be rebuilt from these tables.
 
-Tables (migrations ``0001_initial``, ``0002_entity_resolution``):
+Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_runs``):
 
 - ``meta(key, value)``: palace-wide settings (embedding model name and dimension).
 - ``files``: one row per path seen under a wing, with status ``indexed`` / ``skipped`` /
@@ -22,6 +22,9 @@ Tables (migrations ``0001_initial``, ``0002_entity_resolution``):
 - ``entity_decisions``: the user's merges and splits (``palace entity merge/split``),
   replayed on every re-mine; ``entity_resolutions``: how each entity as read resolves in a
   wing (into which entity, by which rule, with what evidence; no target = ambiguous).
+- ``mine_runs``: one row per finished mining run of a wing (recorded start and end, files
+  indexed and deleted), so "what changed" without a date can mean "since the previous
+  mining" in recorded time.
 - ``vector_tombstones``: drawer ids whose vectors must leave Chroma (written in the same
   transaction that deletes the drawers, cleared once Chroma has dropped them), so a kill
   between the two stores never leaves a vector that search would return.
@@ -220,6 +223,23 @@ MIGRATIONS: list[tuple[str, str]] = [
             created_at    TEXT NOT NULL,
             PRIMARY KEY (raw_entity_id, wing)
         );
+        """,
+    ),
+    (
+        # the history of mining runs: "what changed" without a window means since the
+        # previous mining, in recorded time (a killed run leaves no row; its files are
+        # counted by the next run that finishes)
+        "0003_mine_runs",
+        """
+        CREATE TABLE mine_runs (
+            id          INTEGER PRIMARY KEY,
+            wing        TEXT NOT NULL,
+            started_at  TEXT NOT NULL,
+            finished_at TEXT NOT NULL,
+            indexed     INTEGER NOT NULL,
+            deleted     INTEGER NOT NULL
+        );
+        CREATE INDEX mine_runs_finished ON mine_runs(finished_at);
         """,
     ),
 ]

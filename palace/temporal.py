@@ -29,6 +29,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
+from palace.config import read_config
+
 
 @dataclass(frozen=True)
 class Predicate:
@@ -66,13 +68,6 @@ def _predicates(entries: Iterable[dict]) -> dict[str, Predicate]:
     return out
 
 
-def _read_json(palace_dir: Path | None) -> dict:
-    config = palace_dir / "config.json" if palace_dir else None
-    if config and config.exists():
-        return json.loads(config.read_text(encoding="utf-8"))
-    return {}
-
-
 @lru_cache(maxsize=1)
 def _default_data() -> dict:
     return json.loads(resources.files("palace").joinpath("data/predicates.json").read_text(encoding="utf-8"))
@@ -82,7 +77,7 @@ def load_values(palace_dir: Path | None = None) -> dict[str, tuple[str, ...]]:
     """The value lexicons (job titles, plan tiers, statuses, medications…) of the registry,
     each extended by the palace config's ``"values"`` lists of the same name."""
     values = {name: tuple(words) for name, words in _default_data()["values"].items()}
-    for name, words in _read_json(palace_dir).get("values", {}).items():
+    for name, words in read_config(palace_dir).get("values", {}).items():
         values[name] = tuple(values.get(name, ())) + tuple(words)
     return values
 
@@ -97,7 +92,7 @@ def load_registry(palace_dir: Path | None = None) -> dict[str, Predicate]:
     """The default registry, extended or overridden by ``palace_dir/config.json``'s
     ``"predicates"`` list (same fields). Raises ValueError for a malformed entry."""
     registry = dict(default_registry())
-    registry.update(_predicates(_read_json(palace_dir).get("predicates", [])))
+    registry.update(_predicates(read_config(palace_dir).get("predicates", [])))
     return registry
 
 

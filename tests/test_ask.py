@@ -100,15 +100,17 @@ def test_why_contributions_add_up_to_the_score(sample_palace):
     result = sample_palace.ask("Larkspur Enterprise plan downgrade", now=NOW)
     for hit in result.results:
         assert math.isclose(sum(c.rrf for c in hit.why.retrievers), hit.score, rel_tol=1e-9)
-        assert {c.retriever for c in hit.why.retrievers} <= {"bm25", "vector", "graph", "date", "exact"}
+        assert {c.retriever for c in hit.why.retrievers} <= {"bm25", "vector", "graph", "date", "exact", "changes", "recent"}
         assert hit.line_start <= hit.line_end
 
 
 def test_json_shape_is_stable(sample_palace):
     data = json.loads(sample_palace.ask("who does Bob Okafor report to", now=NOW).to_json())
-    assert set(data) == {"question", "palace", "plan", "results", "elapsed_ms"}
-    assert set(data["plan"]) == {"terms", "date_window", "date_window_text", "date_window_source",
-                                 "date_window_mode", "entities", "identifiers", "weights", "notes"}
+    assert set(data) == {"question", "palace", "plan", "changes", "facts", "hidden_superseded", "results",
+                         "elapsed_ms"}
+    assert set(data["plan"]) == {"intent", "intent_cue", "now", "terms", "date_window", "date_window_text",
+                                 "date_window_source", "date_window_mode", "entities", "identifiers", "weights",
+                                 "notes"}
     hit = data["results"][0]
     assert set(hit) == {"rank", "drawer_id", "score", "path", "wing", "room", "line_start", "line_end", "date",
                         "title", "heading_path", "snippet", "why"}
@@ -133,7 +135,9 @@ def test_query_path_does_not_load_spacy(mined_sample):
     assert out.stdout.strip() == "[]", out.stdout
 
 
-def test_a_window_never_rules_out_notes_without_a_date_of_their_own(tmp_path):
+def test_a_window_keeps_an_undated_note_only_when_its_file_was_modified_in_it(tmp_path):
+    import os
+
     from palace.core import Palace
 
     root = tmp_path / "notes"
@@ -141,10 +145,14 @@ def test_a_window_never_rules_out_notes_without_a_date_of_their_own(tmp_path):
     (root / "2019-05-01.md").write_text("# Zebra plan\n\nThe zebra enclosure plan was approved.\n")
     (root / "2021-05-01.md").write_text("# Zebra feed\n\nThe zebra feed contract was renewed.\n")
     (root / "policy.md").write_text("# Zebra policy\n\nRules for the zebra enclosure.\n")  # dated by mtime only
+    (root / "rules.md").write_text("# Zebra rules\n\nMore rules for the zebra enclosure.\n")  # mtime: today
+    in_2019 = dt.datetime(2019, 6, 1, 12).timestamp()
+    os.utime(root / "policy.md", (in_2019, in_2019))
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(root)
         result = palace.ask("zebra enclosure in 2019", now=NOW)
         paths = [hit.path for hit in result.results]
         assert paths[0] == "2019-05-01.md"
-        assert "policy.md" in paths and "2021-05-01.md" not in paths
-        assert "(+1 from undated notes)" in result.plan.notes[0]
+        assert "policy.md" in paths
+        assert "2021-05-01.md" not in paths and "rules.md" not in paths
+        assert "1 drawer dated in it (+1 that mention a day in it or whose file was modified in it)" in result.plan.notes[0]

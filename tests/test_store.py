@@ -41,4 +41,4 @@ def test_0002_makes_one_entity_per_name_and_keeps_every_mention_fact_and_alias(t
     assert {tuple(r) for r in conn.execute("SELECT entity_id, key FROM aliases")} == {
         (1, "leadership council"), (4, "mara bos")}
     assert [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")] == [
-        "0001_initial", "0002_entity_resolution"]
+        "0001_initial", "0002_entity_resolution", "0003_mine_runs"]

@@ -1,0 +1,253 @@
+"""The retrievers of ``ask``: each turns the plan into one ranked list of drawer ids.
+
+Every retriever returns ``((drawer_id, raw_score), ...)`` best first, at most
+:data:`CANDIDATES` long, for :func:`palace.fusion.fuse`; ``allowed`` (a set of drawer
+rowids, or None for all) is the scope left by wing/room and the date window.
+
+- :func:`bm25` — FTS5 over title, heading path and drawer text (weights 2, 2, 1), terms OR-ed;
+- :func:`vector` — cosine similarity of the question's embedding to the drawers' (Chroma,
+  with a ``where`` filter on wing/room; an exact scan of the allowed drawers when few);
+- :func:`graph` — drawers holding the typed facts about the question's entities (facts
+  whose predicate the question names first), then drawers that mention them;
+- :func:`exact` — drawers holding every identifier of the question, by BM25;
+- :func:`date_list` — the other lists' candidates in the window, drawers dated in it
+  before drawers that only mention a date inside it;
+- :func:`recent` — the other lists' dated candidates, newest first (current-state questions);
+- :func:`listed` — a given order of drawers (the drawers of a change list).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from palace.fusion import RankedList
+
+if TYPE_CHECKING:
+    from palace.core import Palace
+
+CANDIDATES = 100
+EXACT_SCAN_LIMIT = 4000
+
+Ranked = tuple[tuple[str, float], ...]
+
+
+def in_window(conn, window) -> dict[int, int]:
+    """Drawers a date window admits: ``{rowid: tier}``. Tier 2: the drawer's own date
+    (from the note's name, front matter or a dated heading) overlaps the window; tier 1:
+    it mentions a date that lies inside the window (a mention of "2024" does not put a
+    drawer into "Q3 2024"), or its note has no date but its file's mtime, and that lies in
+    the window (a weaker sign: a copy or a checkout resets mtimes). Any other drawer is
+    outside the window."""
+    start, end = window.start.isoformat(), window.end.isoformat()
+    tiers: dict[int, int] = {}
+    for (rowid,) in conn.execute(
+        "SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.doc_date_source = 'mtime'"
+        " AND d.date_start < ? AND d.date_end > ?",
+        (end, start),
+    ):
+        tiers[rowid] = 1
+    for (rowid,) in conn.execute(
+        "SELECT d.rowid FROM date_mentions m JOIN drawers d ON d.id = m.drawer_id WHERE m.start >= ? AND m.end <= ?",
+        (start, end),
+    ):
+        tiers[rowid] = 1
+    for (rowid,) in conn.execute(
+        "SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id"
+        " WHERE d.date_start < ? AND d.date_end > ? AND f.doc_date_source != 'mtime'",
+        (end, start),
+    ):
+        tiers[rowid] = 2
+    return tiers
+
+
+def date_list(conn, lists: list[RankedList], tiers: dict[int, int]) -> tuple[tuple[str, float], ...]:
+    """The ``date`` retriever: the candidates of the other lists that are in the window,
+    drawers dated in it before drawers that only mention it, then by their best rank."""
+    best = best_ranks(lists)
+    if not best:
+        return ()
+    rowid_of = dict(conn.execute(
+        f"SELECT id, rowid FROM drawers WHERE id IN ({','.join('?' * len(best))})", list(best)
+    ).fetchall())
+    scored = [(doc_id, tiers.get(rowid_of.get(doc_id, -1), 0)) for doc_id in best]
+    scored = [(d, t) for d, t in scored if t > 0]
+    scored.sort(key=lambda item: (-item[1], best[item[0]], item[0]))
+    return tuple((d, float(t)) for d, t in scored[:CANDIDATES])
+
+
+def _fts_query(terms: tuple[str, ...]) -> str:
+    safe = [t.replace('"', '""') for t in terms if re.search(r"\w", t)]
+    return " OR ".join(f'"{t}"' for t in safe)
+
+
+def _fts_ranked(conn, query: str, allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
+    """Run an FTS5 query ranked by BM25 (column weights title 2, heading 2, text 1), within
+    ``allowed`` rowids when given (filtered in SQL, so a small scope never loses its hits
+    to the rest of the palace)."""
+    sql = (
+        "SELECT d.id, bm25(drawers_fts, 2.0, 2.0, 1.0) AS score FROM drawers_fts"
+        " JOIN drawers d ON d.rowid = drawers_fts.rowid WHERE drawers_fts MATCH ?"
+    )
+    params: list = [query]
+    if allowed is not None:
+        sql += " AND drawers_fts.rowid IN (SELECT value FROM json_each(?))"
+        params.append(json.dumps(sorted(allowed)))
+    rows = conn.execute(sql + " ORDER BY score LIMIT ?", (*params, CANDIDATES)).fetchall()
+    return tuple((r["id"], -r["score"]) for r in rows)
+
+
+def bm25(conn, terms, allowed: set[int] | None) -> Ranked:
+    """BM25 over the question's terms (OR-ed), best first."""
+    query = _fts_query(terms)
+    if not query or allowed is not None and not allowed:
+        return ()
+    return _fts_ranked(conn, query, allowed)
+
+
+def exact(conn, identifiers: tuple[str, ...], allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
+    """Drawers that contain every identifier of the question (``#2033`` → ``2033``), by BM25."""
+    if allowed is not None and not allowed:
+        return ()
+    query = " AND ".join('"' + t.replace('"', '""') + '"' for t in identifiers)
+    return _fts_ranked(conn, query, allowed)
+
+
+def vector(
+    palace: "Palace", question: str, allowed: set[int] | None, where: dict | None = None
+) -> tuple[tuple[str, float], ...]:
+    """Nearest drawers by cosine similarity. A scope of up to :data:`EXACT_SCAN_LIMIT`
+    drawers is scanned exactly; a larger one asks Chroma with ``where`` (wing, room, and
+    the drawer date when a window filters) for 5 × :data:`CANDIDATES` and keeps those in
+    scope."""
+    vector = palace.embedder.embed([question])[0]
+    if allowed is not None:
+        if not allowed:
+            return ()
+        ids = _ids_for_rowids(palace.conn, allowed)
+        if len(ids) <= EXACT_SCAN_LIMIT:
+            got = palace.vectors.collection.get(ids=ids, include=["embeddings"])
+            if not len(got["ids"]):
+                return ()
+            matrix = np.asarray(got["embeddings"], dtype=np.float32)
+            sims = matrix @ vector
+            order = np.argsort(-sims)[:CANDIDATES]
+            return tuple((got["ids"][i], float(sims[i])) for i in order)
+        wanted = set(ids)
+        found = palace.vectors.query(vector, CANDIDATES * 5, where=where)
+        return tuple((d, 1.0 - dist) for d, dist in found if d in wanted)[:CANDIDATES]
+    found = palace.vectors.query(vector, CANDIDATES)
+    live = _live_ids(palace.conn, [d for d, _ in found])
+    return tuple((d, 1.0 - dist) for d, dist in found if d in live)
+
+
+def _drawers_by_rowid(conn, rowids, columns: str = "id"):
+    """Rows of ``drawers`` for a set of rowids (passed as one JSON array: no variable limit)."""
+    return conn.execute(
+        f"SELECT {columns} FROM drawers WHERE rowid IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(rowids)),),
+    ).fetchall()
+
+
+def _ids_for_rowids(conn, rowids: set[int]) -> list[str]:
+    return [r[0] for r in _drawers_by_rowid(conn, rowids)]
+
+
+def best_ranks(lists: list[RankedList]) -> dict[str, int]:
+    """Each drawer's best (lowest) rank over ``lists``."""
+    best: dict[str, int] = {}
+    for ranked in lists:
+        for position, (doc_id, _) in enumerate(ranked.items, start=1):
+            best[doc_id] = min(best.get(doc_id, position), position)
+    return best
+
+
+def _live_ids(conn, ids: list[str]) -> set[str]:
+    if not ids:
+        return set()
+    return {r[0] for r in conn.execute(f"SELECT id FROM drawers WHERE id IN ({','.join('?' * len(ids))})", ids)}
+
+
+def graph(
+    conn, entities, allowed: set[int] | None, hybrid: list[RankedList],
+    fact_drawers: dict[str, tuple[int, ...]] | None = None
+) -> tuple[Ranked, dict[str, tuple[str, ...]]]:
+    """Drawers of the question's entities: first ``fact_drawers`` (the drawers of their
+    typed facts, in the order given, each with the indexes in ``entities`` of the
+    entities its facts are about — see :func:`palace.query.entity_facts`), then the
+    drawers that mention them, found by NER mentions and by the entity's names and aliases
+    as FTS phrases (NER misses some occurrences of a name it knows): more distinct entities
+    first, then the best rank in the hybrid lists (so a common entity does not reorder by
+    chance), then more mentions, then newer. Also returns, per drawer, the names it holds."""
+    found: dict[int, dict[int, int]] = {}  # rowid -> {entity index: mentions}
+    for index, entity in enumerate(entities):
+        ids = list(entity.entity_ids)
+        marks = ",".join("?" * len(ids))
+        for rowid, n in conn.execute(
+            f"SELECT d.rowid, count(*) FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
+            f" WHERE m.entity_id IN ({marks}) GROUP BY d.rowid",
+            ids,
+        ):
+            found.setdefault(rowid, {})[index] = n
+        names = {a for (a,) in conn.execute(f"SELECT alias FROM aliases WHERE entity_id IN ({marks})", ids)}
+        names.add(entity.text)
+        phrase = " OR ".join('"' + n.replace('"', '""') + '"' for n in sorted(names) if re.search(r"\w", n))
+        for (rowid,) in conn.execute("SELECT rowid FROM drawers_fts WHERE drawers_fts MATCH ?", (f"text : ({phrase})",)):
+            found.setdefault(rowid, {}).setdefault(index, 1)
+    facts_first = {d: i for i, d in enumerate(fact_drawers or {})}
+    if facts_first:
+        for rowid, drawer in conn.execute(
+            "SELECT rowid, id FROM drawers WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(facts_first)),)
+        ):
+            for index in fact_drawers[drawer]:
+                found.setdefault(rowid, {}).setdefault(index, 1)
+    if allowed is not None:
+        found = {r: v for r, v in found.items() if r in allowed}
+    if not found:
+        return (), {}
+    best = best_ranks(hybrid)
+    rows = _drawers_by_rowid(conn, found, "rowid, id, date_start")
+    def key(row):
+        hits = found[row["rowid"]]
+        return (facts_first.get(row["id"], len(facts_first)), -len(hits), best.get(row["id"], 10**6),
+                -sum(hits.values()), row["date_start"] or "", row["id"])
+    rows.sort(key=key)
+    ranked = tuple(
+        (r["id"], (10.0 if r["id"] in facts_first else 0.0) + len(found[r["rowid"]]) + sum(found[r["rowid"]].values()) / 100.0)
+        for r in rows[:CANDIDATES]
+    )
+    names = {r["id"]: tuple(sorted(entities[i].name for i in found[r["rowid"]])) for r in rows[:CANDIDATES]}
+    return ranked, names
+
+
+
+
+def recent(conn, lists: list[RankedList]) -> Ranked:
+    """The other lists' candidates that have a date of their own (not only a file mtime),
+    newest first, then by their best rank: for "now"/"current" questions the latest word
+    on a subject counts most."""
+    best = best_ranks(lists)
+    if not best:
+        return ()
+    rows = conn.execute(
+        "SELECT d.id, d.date_start FROM drawers d JOIN files f ON f.id = d.file_id"
+        " WHERE d.id IN (SELECT value FROM json_each(?)) AND f.doc_date_source != 'mtime' AND d.date_start IS NOT NULL",
+        (json.dumps(list(best)),),
+    ).fetchall()
+    rows.sort(key=lambda r: (r["date_start"], -best[r["id"]]), reverse=True)
+    return tuple((r["id"], float(i)) for i, r in enumerate(rows[:CANDIDATES], start=1))
+
+
+def listed(conn, drawer_ids: list[str], allowed: set[int] | None = None) -> Ranked:
+    """``drawer_ids`` in their given order, those still in the palace (and in ``allowed``)."""
+    if not drawer_ids:
+        return ()
+    rows = dict(conn.execute(
+        "SELECT id, rowid FROM drawers WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(drawer_ids),)
+    ).fetchall())
+    kept = [d for d in drawer_ids if d in rows and (allowed is None or rows[d] in allowed)]
+    return tuple((d, float(len(kept) - i)) for i, d in enumerate(kept[:CANDIDATES]))

@@ -1,0 +1,190 @@
+"""Issue 4, the planner: date windows with their exact bounds, intents, and entities
+matched through aliases, case and possessives, all without spaCy."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from palace import store
+from palace.planning import plan_question, read_intent
+
+D = dt.date
+NOW = D(2026, 11, 29)
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+          "October", "November", "December"]
+
+
+@pytest.fixture
+def conn(tmp_path):
+    """An empty palace database: windows and intents need no drawers."""
+    connection = store.connect(tmp_path)
+    yield connection
+    connection.close()
+
+
+def window(conn, question, now=NOW, fiscal_year_start=1):
+    plan = plan_question(conn, question, now=now, fiscal_year_start=fiscal_year_start)
+    return (plan.window.start, plan.window.end) if plan.window else None
+
+
+@pytest.mark.parametrize("question, start, end", [
+    ("what changed in Q3", D(2026, 7, 1), D(2026, 10, 1)),
+    ("what changed in Q4", D(2026, 10, 1), D(2027, 1, 1)),  # the Q4 under way
+    ("decisions in Q3 2024", D(2024, 7, 1), D(2024, 10, 1)),
+    ("what did we decide about the budget in March", D(2026, 3, 1), D(2026, 4, 1)),
+    ("what happened between March and June 2024", D(2024, 3, 1), D(2024, 7, 1)),
+    ("what changed about Alice since April", D(2026, 4, 1), D(2026, 11, 30)),
+    ("notes from before 2020", D(1, 1, 1), D(2020, 1, 1)),
+    ("what did we do last month", D(2026, 10, 1), D(2026, 11, 1)),
+    ("who came last week", D(2026, 11, 16), D(2026, 11, 23)),
+    ("what did we ship this year", D(2026, 1, 1), D(2027, 1, 1)),
+    ("the plan for H1 2025", D(2025, 1, 1), D(2025, 7, 1)),
+    ("spend in FY2024", D(2024, 1, 1), D(2025, 1, 1)),
+])
+def test_windows_from_many_phrasings(conn, question, start, end):
+    assert window(conn, question) == (start, end)
+
+
+def test_fiscal_year_start_is_configurable(conn, tmp_path):
+    assert window(conn, "spend in FY2024", fiscal_year_start=4) == (D(2023, 4, 1), D(2024, 4, 1))
+    assert window(conn, "spend in FY2024", fiscal_year_start=10) == (D(2023, 10, 1), D(2024, 10, 1))
+
+
+def test_fiscal_year_start_comes_from_the_palace_config(tmp_path):
+    from palace.core import Palace
+    from palace.errors import UsageError
+
+    palace_dir = tmp_path / "p"
+    palace_dir.mkdir()
+    (palace_dir / "config.json").write_text('{"fiscal_year_start": 4}')
+    with Palace.open(palace_dir) as palace:
+        assert palace.fiscal_year_start == 4
+    (palace_dir / "config.json").write_text('{"fiscal_year_start": 13}')
+    with Palace.open(palace_dir) as palace, pytest.raises(UsageError, match="month number 1-12"):
+        palace.fiscal_year_start
+
+
+@pytest.mark.parametrize("now, start, end", [
+    (D(2027, 1, 5), D(2026, 7, 1), D(2026, 10, 1)),   # after the year turned: last year's Q3
+    (D(2026, 12, 31), D(2026, 7, 1), D(2026, 10, 1)),
+    (D(2026, 9, 30), D(2026, 7, 1), D(2026, 10, 1)),  # inside Q3: this Q3
+    (D(2026, 6, 30), D(2025, 7, 1), D(2025, 10, 1)),  # Q3 2026 has not begun
+    (D(2026, 7, 1), D(2026, 7, 1), D(2026, 10, 1)),   # it begins today
+])
+def test_q3_without_a_year_is_the_latest_q3_begun_by_now(conn, now, start, end):
+    assert window(conn, "what changed in Q3", now=now) == (start, end)
+
+
+@settings(max_examples=150, deadline=None)
+@given(now=st.dates(D(1990, 1, 1), D(2090, 12, 31)), quarter=st.integers(1, 4))
+def test_a_quarter_without_a_year_never_lies_in_the_future(tmp_path_factory, now, quarter):
+    conn = _shared_conn(tmp_path_factory)
+    start, end = window(conn, f"what changed in Q{quarter}", now=now)
+    year = now.year if D(now.year, 3 * quarter - 2, 1) <= now else now.year - 1
+    assert start == D(year, 3 * quarter - 2, 1)
+    assert end == (D(year + 1, 1, 1) if quarter == 4 else D(year, 3 * quarter + 1, 1))
+    assert start <= now < start.replace(year=start.year + 1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(year=st.integers(1900, 2090), first=st.integers(1, 12), span=st.integers(0, 11))
+def test_between_two_months_of_a_year(tmp_path_factory, year, first, span):
+    last = min(12, first + span)
+    conn = _shared_conn(tmp_path_factory)
+    start, end = window(conn, f"what happened between {MONTHS[first - 1]} and {MONTHS[last - 1]} {year}")
+    assert start == D(year, first, 1)
+    assert end == (D(year + 1, 1, 1) if last == 12 else D(year, last + 1, 1))
+
+
+@settings(max_examples=100, deadline=None)
+@given(year=st.integers(1900, 2090), half=st.integers(1, 2), fys=st.integers(1, 12))
+def test_halves_and_fiscal_years(tmp_path_factory, year, half, fys):
+    conn = _shared_conn(tmp_path_factory)
+    assert window(conn, f"the plan for H{half} {year}") == (D(year, 6 * half - 5, 1),
+                                                          D(year + 1, 1, 1) if half == 2 else D(year, 7, 1))
+    fiscal = window(conn, f"spend in FY{year}", fiscal_year_start=fys)
+    assert fiscal == ((D(year, 1, 1), D(year + 1, 1, 1)) if fys == 1 else (D(year - 1, fys, 1), D(year, fys, 1)))
+
+
+_CONNS: dict = {}
+
+
+def _shared_conn(factory):
+    if "conn" not in _CONNS:
+        _CONNS["conn"] = store.connect(factory.mktemp("planner"))
+    return _CONNS["conn"]
+
+
+@pytest.mark.parametrize("question, intent", [
+    ("what changed in Q3", "change"),
+    ("What's new?", "change"),
+    ("whats new with the budget", "change"),
+    ("what changed about Alice since March", "change"),
+    ("the difference between the March and June plans", "change"),
+    ("who does Bob report to now", "current"),
+    ("Is Alice still at Acme?", "current"),
+    ("what is the current plan", "current"),
+    ("when did Alice join Acme", "history"),
+    ("history of the Harbor budget", "history"),
+    ("what was Alice working on before she joined Acme", "history"),
+    ("everything about Alice", "entity"),
+    ("tell me about Harbor", "entity"),
+    ("who is Mara Bos", "entity"),
+    ("what did we decide about the budget in March", "lookup"),
+    ("harbor budget", "lookup"),
+])
+def test_intents(question, intent):
+    assert read_intent(question)[0] == intent
+
+
+def test_a_name_alone_is_an_entity_question(sample_palace):
+    plan = plan_question(sample_palace.conn, "Bob Okafor", now=NOW)
+    assert plan.intent == "entity" and plan.intent_cue == "a name alone"
+
+
+@pytest.fixture(scope="module")
+def sample_palace(mined_sample):
+    from palace.core import Palace
+
+    palace_dir, _ = mined_sample
+    with Palace.open(palace_dir, create=False) as palace:
+        yield palace
+
+
+@pytest.mark.parametrize("question, name, via", [
+    ("what did we decide about Project Harbor", "Harbor", "alias"),
+    ("is HBR over budget", "Harbor", None),  # HBR is also read as a name of its own
+    ("what was the lakehouse migration for", "Harbor", "alias"),
+    ("what is Bob Okafor's role now", "Bob Okafor", "name"),   # possessive
+    ("everything about bob okafor", "Bob Okafor", "name"),     # any case
+    ("BOB OKAFOR", "Bob Okafor", "name"),
+])
+def test_entities_through_aliases_case_and_possessives(sample_palace, question, name, via):
+    plan = plan_question(sample_palace.conn, question, now=NOW)
+    assert [e.name for e in plan.entities] == [name], plan.entities
+    assert via is None or plan.entities[0].via == via
+
+
+def test_a_lower_case_common_word_is_not_an_entity(sample_palace):
+    plan = plan_question(sample_palace.conn, "what is the current state of the budget", now=NOW)
+    assert plan.entities == ()
+
+
+def test_the_planner_never_loads_spacy(mined_sample):
+    import subprocess
+    import sys
+
+    palace_dir, _ = mined_sample
+    code = (
+        "import sys, datetime\nfrom palace.core import Palace\nfrom palace.planning import plan_question\n"
+        f"p = Palace.open({str(palace_dir)!r}, create=False)\n"
+        "plan = plan_question(p.conn, \"what changed about Bob Okafor's team since March\", now=datetime.date(2026, 1, 1))\n"
+        "assert plan.intent == 'change' and plan.entities, plan\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('spacy', 'thinc')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
