@@ -41,7 +41,8 @@ INTENTS = ("lookup", "entity", "current", "history", "change")
 _CUES: tuple[tuple[str, re.Pattern], ...] = tuple(
     (intent, re.compile(rx)) for intent, rx in (
         ("change", r"\bwhat(?:'s|\s+has|\s+have|\s+had)?\s+changed\b|\bwhat(?:'s|s|\s+is|\s+was)\s+new\b"
-                   r"|\bchang(?:e|es|ed|ing)\b|\bdifferences?\s+between\b|\bsince\b|\bwhat\s+(?:got|was|were)\s+"
+                   r"|\bchang(?:e|es|ed|ing)\b|\bdifferences?\s+between\b|\bwhat(?:'s|\s+is|\s+was)\s+different\b"
+                   r"|\bcompared\s+(?:with|to)\b|\bsince\b|\bwhat\s+(?:got|was|were)\s+"
                    r"(?:added|removed|dropped|updated)\b"),
         ("current", r"\bnow\b|\bcurrent(?:ly)?\b|\bstill\b|\blatest\b|\bthese\s+days\b|\bat\s+present\b"
                     r"|\bpresently\b|\bas\s+of\s+today\b"),
@@ -112,10 +113,11 @@ def read_intent(question: str, entities: tuple["EntityMatch", ...] = (), terms: 
 
 
 def query_terms(question: str) -> tuple[str, ...]:
-    """Content words of the question (lower-cased, stopwords and 1-letter words dropped)."""
+    """Content words of the question (lower-cased, "'s" cut, stopwords and 1-letter
+    words dropped): "What's Alice's plan" → ``("alice", "plan")``."""
     terms = []
     for match in _WORD.finditer(question):
-        word = match.group(0).strip(".'’-").lower()
+        word = re.sub(r"['’]s$", "", match.group(0).strip(".'’-").lower())
         if len(word) > 1 and word not in STOPWORDS and word not in terms:
             terms.append(word)
     return tuple(terms)
@@ -272,6 +274,9 @@ def plan_question(
             terms = tuple(t for t in terms if t not in window_words)
     entities = match_entities(conn, question, window_span)
     intent, cue = read_intent(question, entities, terms)
+    cue_words = {w.lower() for w in _WORD.findall(cue)} - {"about", "on"}
+    if cue_words and intent in ("change", "current", "history"):  # "changed", "now": not what it is about
+        terms = tuple(t for t in terms if t not in cue_words) or terms
     weights = dict(INTENT_WEIGHTS[intent])
     if not entities:
         weights["graph"] = 0.0

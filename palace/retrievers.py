@@ -87,18 +87,27 @@ def _fts_query(terms: tuple[str, ...]) -> str:
 
 def _fts_ranked(conn, query: str, allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
     """Run an FTS5 query ranked by BM25 (column weights title 2, heading 2, text 1), within
-    ``allowed`` rowids when given (filtered in SQL, so a small scope never loses its hits
-    to the rest of the palace)."""
-    sql = (
-        "SELECT d.id, bm25(drawers_fts, 2.0, 2.0, 1.0) AS score FROM drawers_fts"
-        " JOIN drawers d ON d.rowid = drawers_fts.rowid WHERE drawers_fts MATCH ?"
-    )
-    params: list = [query]
-    if allowed is not None:
-        sql += " AND drawers_fts.rowid IN (SELECT value FROM json_each(?))"
-        params.append(json.dumps(sorted(allowed)))
-    rows = conn.execute(sql + " ORDER BY score LIMIT ?", (*params, CANDIDATES)).fetchall()
-    return tuple((r["id"], -r["score"]) for r in rows)
+    ``allowed`` rowids when given. The scope is applied while reading the ranked matches,
+    best first, until :data:`CANDIDATES` are in it — so a small scope never loses its hits
+    to the rest of the palace. (An ``IN (…)`` filter inside the FTS query made SQLite test
+    the match per allowed row: 1.8 s for a wide window on the Rust minutes.)"""
+    sql = "SELECT rowid, bm25(drawers_fts, 2.0, 2.0, 1.0) AS score FROM drawers_fts WHERE drawers_fts MATCH ? ORDER BY score"
+    if allowed is None:
+        ranked = conn.execute(sql + " LIMIT ?", (query, CANDIDATES)).fetchall()
+    else:
+        ranked = []
+        for row in conn.execute(sql, (query,)):
+            if row[0] in allowed:
+                ranked.append(row)
+                if len(ranked) == CANDIDATES:
+                    break
+    if not ranked:
+        return ()
+    ids = dict(conn.execute(
+        "SELECT rowid, id FROM drawers WHERE rowid IN (SELECT value FROM json_each(?))",
+        (json.dumps([r[0] for r in ranked]),),
+    ).fetchall())
+    return tuple((ids[rowid], -score) for rowid, score in ranked if rowid in ids)
 
 
 def bm25(conn, terms, allowed: set[int] | None) -> Ranked:
