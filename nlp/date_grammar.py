@@ -245,8 +245,20 @@ def _relative(make: Make, base: date, rel: str) -> DateInterval | None:
     return _resolve(make, base, "doc")
 
 
+_OF_REL_YEAR_RX = re.compile(r"^(?P<p>.+?),?\s+(?:of\s+)?(?P<rel>last|this|next)\s+year$")
+_REL_YEARS_RX = re.compile(r"^(?P<rel>last|this|next)\s+year'?s\s+(?P<p>.+)$")
+
+
 def _atom(s: str, base: date, fys: int, mode: str, the: bool = False) -> _Atom | None:
-    """Parse one normalised expression (no ranges) into an atom."""
+    """Parse one normalised expression (no ranges) into an atom. A period named with a
+    relative year ("q3 last year", "march of this year", "last year's q3") is that
+    period of the year it names."""
+    rel = _OF_REL_YEAR_RX.match(s) or _REL_YEARS_RX.match(s)
+    if rel and not rel["p"].startswith(("last", "this", "next")):
+        inner = rel["p"][4:] if rel["p"].startswith("the ") else rel["p"]
+        atom = _atom(f"{inner} {base.year + _STEP[rel['rel']]}", base, fys, mode)
+        if atom is not None and atom.iv is not None:
+            return atom
     fixed = _FIXED.get(s)
     if fixed is not None:
         return _Atom(fixed(base))

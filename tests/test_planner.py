@@ -44,6 +44,11 @@ def window(conn, question, now=NOW, fiscal_year_start=1):
     ("what did we ship this year", D(2026, 1, 1), D(2027, 1, 1)),
     ("the plan for H1 2025", D(2025, 1, 1), D(2025, 7, 1)),
     ("spend in FY2024", D(2024, 1, 1), D(2025, 1, 1)),
+    ("what happened in Q3 last year", D(2025, 7, 1), D(2025, 10, 1)),
+    ("last year's Q3 numbers", D(2025, 7, 1), D(2025, 10, 1)),
+    ("what did we decide in March of last year", D(2025, 3, 1), D(2025, 4, 1)),
+    ("since March last year", D(2025, 3, 1), D(2026, 11, 30)),
+    ("the plan for H2 of next year", D(2027, 7, 1), D(2028, 1, 1)),
 ])
 def test_windows_from_many_phrasings(conn, question, start, end):
     assert window(conn, question) == (start, end)
