@@ -299,27 +299,21 @@ def entity_facts(
             params + [day, json.dumps(sorted(events))],
         ).fetchone()[0]
     named = _named_predicates(plan.terms, palace.registry)
-    ordered = sorted(views, key=lambda v: (v.predicate not in named, _negated_day(v.valid_from), v.id))
-    if history:
-        ordered = sorted(views, key=lambda v: (v.predicate not in named, v.valid_from or "", v.id))
+    ordered = sorted(views, key=lambda v: v.id)  # stable sorts: named predicates, then by valid time
+    ordered.sort(key=lambda v: v.valid_from or "", reverse=not history)  # latest first, unless a timeline
+    ordered.sort(key=lambda v: v.predicate not in named)
     index_of = {i: n for n, e in enumerate(plan.entities) for i in e.entity_ids}
-    rows = dict(conn.execute(
-        f"SELECT id, subject_id || ',' || coalesce(object_id, '') FROM facts WHERE id IN ({','.join('?' * len(ordered)) or 'NULL'})",
-        [v.id for v in ordered],
-    ).fetchall())
+    ends = {
+        r[0]: (r[1], r[2]) for r in conn.execute(
+            "SELECT id, subject_id, object_id FROM facts WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps([v.id for v in ordered]),),
+        )
+    }
     drawers: dict[str, tuple[int, ...]] = {}
     for view in ordered:
-        ends = {int(x) for x in rows.get(view.id, "").split(",") if x}
-        found = tuple(sorted({index_of[i] for i in ends if i in index_of}))
-        drawers[view.drawer_id] = tuple(sorted(set(drawers.get(view.drawer_id, ())) | set(found)))
+        about = {index_of[i] for i in ends.get(view.id, ()) if i in index_of}
+        drawers[view.drawer_id] = tuple(sorted(set(drawers.get(view.drawer_id, ())) | about))
     return tuple(ordered[:FACTS_SHOWN]), hidden, drawers
-
-
-def _negated_day(day: str | None) -> str:
-    """A sort key that puts later ISO days first (None last)."""
-    if not day:
-        return "~"
-    return "".join(chr(ord("9") - ord(c) + ord("0")) if c.isdigit() else c for c in day)
 
 
 def _named_predicates(terms: tuple[str, ...], registry: dict) -> set[str]:
