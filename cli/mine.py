@@ -59,7 +59,8 @@ def mine(
     out = Console(soft_wrap=not sys.stdout.isatty())
     out.print(
         f"[bold]{escape(report.wing)}[/] ← {escape(report.root)}\n"
-        f"files: {report.indexed} indexed, {report.unchanged} unchanged, {report.skipped} skipped, "
+        f"files: {report.indexed} indexed, {report.unchanged} unchanged, "
+        f"{str(report.moved) + ' moved, ' if report.moved else ''}{report.skipped} skipped, "
         f"{report.failed} failed, {report.deleted} deleted\n"
         f"drawers: {report.drawers} ({report.new_drawers} new, {report.embedded} vectors computed)   "
         f"entities: {report.entities}   facts: {report.facts}\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Collection
 
 from palace import store
 from palace.config import fiscal_year_start, quiet_third_parties, resolve_palace_path
@@ -123,11 +123,14 @@ class Palace:
         wing: str | None = None,
         on_file: "Callable[[FileOutcome], None] | None" = None,
         on_start: "Callable[[int], None] | None" = None,
+        paths: "Collection[str] | None" = None,
+        verify: bool = False,
     ) -> "MineReport":
-        """Mine the folder ``root`` into the wing ``wing`` (default: the folder's name)."""
+        """Mine the folder ``root`` into the wing ``wing`` (default: the folder's name);
+        ``paths`` and ``verify`` as in :func:`palace.mining.mine`."""
         from palace.mining import mine
 
-        return mine(self, Path(root), wing=wing, on_file=on_file, on_start=on_start)
+        return mine(self, Path(root), wing=wing, on_file=on_file, on_start=on_start, paths=paths, verify=verify)
 
     def ask(self, question: str, **options) -> "AskResult":
         """Answer ``question`` with cited drawers; see :func:`palace.query.ask`."""

@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Collection, Iterator
 
 from palace import store
 from palace.discovery import PathFilter, walk
@@ -45,7 +45,7 @@ from palace.nlp.extraction import (
     email_aliases,
     entity_key,
 )
-from palace.reading import Note, Unreadable, read_note
+from palace.reading import Note, Unreadable, content_hash, read_note
 from palace.nlp.relations import RelationRules
 from palace.resolution import link_lowercase_mentions, resolve_wing
 from palace.temporal import apply_timelines, load_values, recorded_now
@@ -61,7 +61,9 @@ EMBED_BATCH = 64  # drawers per Chroma upsert and per queue item
 
 @dataclass(frozen=True)
 class FileOutcome:
-    """What happened to one path: ``status`` is indexed, unchanged, skipped, failed or deleted."""
+    """What happened to one path: ``status`` is indexed, unchanged, moved (the same
+    content under a new path: its drawers, facts and vectors follow it; ``reason`` names
+    the old path), skipped, failed or deleted."""
 
     path: str
     status: str
@@ -84,6 +86,7 @@ class MineReport:
     root: str
     indexed: int
     unchanged: int
+    moved: int
     skipped: int
     failed: int
     deleted: int
@@ -157,13 +160,20 @@ def mine(
     wing: str | None = None,
     on_file: Callable[[FileOutcome], None] | None = None,
     on_start: Callable[[int], None] | None = None,
+    paths: Collection[str] | None = None,
+    verify: bool = False,
 ) -> MineReport:
     """Mine ``root`` into ``wing``; return a :class:`MineReport`.
 
     ``on_start(n)`` is called once with the number of paths to consider; ``on_file`` once
-    per path as it is decided (the CLI draws its progress bar from them). Raises
-    :class:`UsageError` if ``root`` is not a folder. A file that fails is recorded with
-    its reason and the run goes on.
+    per path as it is decided (the CLI draws its progress bar from them). ``paths``
+    (relative, POSIX) limits the run to those paths — the watcher's step; a listed path
+    that no longer exists is deleted. A file whose size and mtime are unchanged is
+    skipped unless ``verify`` (then its bytes are hashed: an edit that kept both is
+    found). A note that left one path while a note with the same bytes appeared at
+    another is **moved**: its drawers, facts and vectors follow it, nothing is
+    re-embedded. Raises :class:`UsageError` if ``root`` is not a folder. A file that
+    fails is recorded with its reason and the run goes on.
     """
     started = time.perf_counter()
     started_at = recorded_now()
@@ -179,6 +189,9 @@ def mine(
     on_file = on_file or (lambda outcome: None)
 
     decisions = list(walk(root, PathFilter(root)))
+    if paths is not None:
+        wanted = set(paths)
+        decisions = [d for d in decisions if d.path in wanted and not d.is_dir]
     if on_start:
         on_start(len(decisions))
     known = {
@@ -220,6 +233,7 @@ def mine(
             and previous["status"] == "indexed"
             and previous["size"] == st.st_size
             and previous["mtime"] == st.st_mtime
+            and not (verify and _bytes_hash(path) != previous["content_hash"])
         ):
             done(FileOutcome(rel, "unchanged"))
             continue
@@ -249,7 +263,9 @@ def mine(
     vanished = [
         row for rel, row in known.items()
         if rel not in seen and not any(u == "." or rel.startswith(u.rstrip("/") + "/") for u in unreadable)
+        and (paths is None or rel in wanted)
     ]
+    pending, vanished = _moves(conn, root, pending, vanished, done)
     for row in vanished:
         with store.transaction(conn):
             _forget_drawers(conn, row, reason="file deleted", registry=registry)
@@ -290,13 +306,13 @@ def mine(
 
     elapsed = time.perf_counter() - started
     words = sum(o.words for o in outcomes if o.status == "indexed")
-    counts = {status: 0 for status in ("indexed", "unchanged", "skipped", "failed", "deleted")}
+    counts = {status: 0 for status in ("indexed", "unchanged", "moved", "skipped", "failed", "deleted")}
     for outcome in outcomes:
         counts[outcome.status] += 1
     with store.transaction(conn):
         conn.execute(
             "INSERT INTO mine_runs (wing, started_at, finished_at, indexed, deleted) VALUES (?, ?, ?, ?, ?)",
-            (wing, started_at, recorded_now(), counts["indexed"], counts["deleted"]),
+            (wing, started_at, recorded_now(), counts["indexed"] + counts["moved"], counts["deleted"]),
         )
     return MineReport(
         palace=str(palace.path),
@@ -304,6 +320,7 @@ def mine(
         root=str(root),
         indexed=counts["indexed"],
         unchanged=counts["unchanged"],
+        moved=counts["moved"],
         skipped=counts["skipped"],
         failed=counts["failed"],
         deleted=counts["deleted"],
@@ -317,6 +334,51 @@ def mine(
         words_per_s=round(words / elapsed, 1) if elapsed > 0 else 0.0,
         outcomes=tuple(outcomes),
     )
+
+
+def _bytes_hash(path: Path) -> str | None:
+    """The content hash of a file's bytes (as :func:`palace.reading.content_hash`), or
+    None when it cannot be read (the normal read then records why)."""
+    try:
+        return content_hash(path.read_bytes())
+    except OSError:
+        return None
+
+
+def _moves(conn, root: Path, pending: list[_Pending], vanished: list, done) -> tuple[list[_Pending], list]:
+    """Pair each vanished note with a new note of the same bytes under another path: a
+    move. The file row takes the new path and room, its drawers keep their ids and text,
+    its facts their history (their ``path`` follows), and its vectors are re-written to
+    Chroma with the new metadata from the vectors already stored (the drawers are marked
+    unembedded; the embedding worker finds their vectors by ``embed_hash``). A move that
+    would change what the note's name says (its date or, lacking a heading, its title) is
+    left as a deletion and a new note. Returns the pending notes and vanished rows left."""
+    by_hash: dict[str, list] = {}
+    for row in vanished:
+        if row["status"] == "indexed" and row["content_hash"]:
+            by_hash.setdefault(row["content_hash"], []).append(row)
+    if not by_hash:
+        return pending, vanished
+    moved_rows: set[int] = set()
+    left: list[_Pending] = []
+    for item in pending:
+        candidates = [r for r in by_hash.get(item.note.content_hash, ()) if r["id"] not in moved_rows]
+        row = next((r for r in candidates if r["doc_date"] == (item.note.doc_date.isoformat() if item.note.doc_date
+                    else None) and r["title"] == item.note.title), None)
+        if row is None or conn.execute("SELECT 1 FROM files WHERE wing = ? AND path = ?",
+                                        (row["wing"], item.rel)).fetchone():
+            left.append(item)
+            continue
+        moved_rows.add(row["id"])
+        with store.transaction(conn):
+            conn.execute(
+                "UPDATE files SET path = ?, room = ?, root = ?, mtime = ?, size = ?, mined_at = ? WHERE id = ?",
+                (item.rel, item.room, str(root), item.note.mtime, item.note.size, recorded_now(), row["id"]),
+            )
+            conn.execute("UPDATE facts SET path = ? WHERE wing = ? AND path = ?", (item.rel, row["wing"], row["path"]))
+            conn.execute("UPDATE drawers SET embedded = 0 WHERE file_id = ?", (row["id"],))
+        done(FileOutcome(item.rel, "moved", f"from {row['path']}"))
+    return left, [r for r in vanished if r["id"] not in moved_rows]
 
 
 def _check_wing_root(conn, wing: str, root: Path) -> None:

@@ -314,3 +314,65 @@ def test_a_passing_failure_or_an_unreadable_folder_loses_nothing(tmp_path, monke
         assert palace.ask("aardvark").results[0].path == "a.md"
         assert palace.ask("bison").results[0].path == "sub/b.md"
         assert palace.conn.execute("SELECT count(*) FROM facts WHERE invalidated_at IS NOT NULL").fetchone()[0] == 0
+
+
+def test_a_moved_note_keeps_its_drawers_facts_and_vectors(tmp_path):
+    from palace.core import Palace
+
+    root = tmp_path / "notes"
+    (root / "inbox").mkdir(parents=True)
+    (root / "inbox" / "2024-03-01.md").write_text(
+        "# Team\n\nBob Okafor reports to Alice Chen.\n\n## Budget\n\nThe Harbor budget grew to 2.1M.\n"
+    )
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root)
+        before = palace.conn.execute("SELECT id, text FROM drawers ORDER BY id").fetchall()
+        (root / "archive").mkdir()
+        (root / "inbox" / "2024-03-01.md").rename(root / "archive" / "2024-03-01.md")
+        report = palace.mine(root)
+        assert [(o.path, o.status, o.reason) for o in report.outcomes] == [
+            ("archive/2024-03-01.md", "moved", "from inbox/2024-03-01.md")]
+        assert (report.moved, report.deleted, report.embedded) == (1, 0, 0)  # nothing re-embedded
+        assert palace.conn.execute("SELECT id, text FROM drawers ORDER BY id").fetchall() == before
+        assert [tuple(r) for r in palace.conn.execute("SELECT path, room FROM files")] == [
+            ("archive/2024-03-01.md", "archive")]
+        fact = palace.conn.execute("SELECT path, invalidated_at FROM facts WHERE predicate = 'reports_to'").fetchone()
+        assert tuple(fact) == ("archive/2024-03-01.md", None)  # the fact followed, not retracted
+        stored = palace.vectors.collection.get(ids=[r["id"] for r in before], include=["metadatas"])
+        assert {m["path"] for m in stored["metadatas"]} == {"archive/2024-03-01.md"}
+        assert {m["room"] for m in stored["metadatas"]} == {"archive"}
+        assert palace.ask("Harbor budget", now=dt.date(2024, 6, 1)).results[0].path == "archive/2024-03-01.md"
+
+
+def test_verify_finds_an_edit_that_kept_size_and_mtime(tmp_path):
+    import os
+
+    from palace.core import Palace
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    note = root / "a.md"
+    note.write_text("# A\n\nThe zebra plan.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root)
+        st = note.stat()
+        note.write_text("# A\n\nThe otter plan.\n")  # same size
+        os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert palace.mine(root).outcomes[0].status == "unchanged"  # size and mtime say so
+        assert palace.mine(root, verify=True).outcomes[0].status == "indexed"
+        assert palace.ask("otter", now=dt.date(2030, 1, 1)).results[0].path == "a.md"
+
+
+def test_paths_limits_a_run_to_those_paths(tmp_path):
+    from palace.core import Palace
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nAlpha.\n")
+    (root / "b.md").write_text("# B\n\nBeta.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root, paths=["a.md"])
+        assert [r[0] for r in palace.conn.execute("SELECT path FROM files")] == ["a.md"]
+        (root / "a.md").unlink()
+        report = palace.mine(root, paths=["a.md", "b.md"])
+        assert sorted((o.path, o.status) for o in report.outcomes) == [("a.md", "deleted"), ("b.md", "indexed")]
