@@ -51,8 +51,9 @@ from palace.cli import entity as _entity  # noqa: E402
 from palace.cli import facts as _facts  # noqa: E402
 from palace.cli import mine as _mine  # noqa: E402
 from palace.cli import status as _status  # noqa: E402
+from palace.cli import watch as _watch  # noqa: E402
 
-del _ask, _entity, _facts, _mine, _status
+del _ask, _entity, _facts, _mine, _status, _watch
 
 
 def run() -> None:

@@ -19,6 +19,7 @@ How the work is laid out, for speed on a laptop's two cores:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -26,6 +27,7 @@ import queue
 import sqlite3
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable, Collection, Iterator
@@ -280,22 +282,11 @@ def mine(
     worker.submit(leftovers)
     try:
         extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(palace.path)))
-        for item, failure in _run_nlp(extractor, pending):
-            if failure:
-                _record_file(conn, wing, root, item.rel, "failed", failure, known.get(item.rel))
-                done(FileOutcome(item.rel, "failed", failure))
-                continue
-            try:
-                with store.transaction(conn):
-                    file_id = _write_file(conn, wing, root, item, known.get(item.rel), extractor, registry)
-            except Exception as exc:
-                _record_file(conn, wing, root, item.rel, "failed", f"could not store: {exc}", known.get(item.rel))
-                done(FileOutcome(item.rel, "failed", f"could not store: {exc}"))
-                continue
-            fresh = [item for item in _unembedded(conn, file_id) if item[0] not in submitted]
-            submitted.update(item[0] for item in fresh)
-            worker.submit(fresh)
-            done(FileOutcome(item.rel, "indexed", "", len(item.chunks), item.words))
+        # spaCy's string store keeps every new token; a memory zone frees those of this
+        # run once it ends (the watcher mines for days; nothing of a Doc outlives the loop)
+        zone = extractor.nlp.memory_zone() if pending else contextlib.nullcontext()
+        with zone:
+            _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done)
         if any(o.status != "unchanged" for o in outcomes):
             with store.transaction(conn):
                 link_lowercase_mentions(conn, wing)
@@ -334,6 +325,27 @@ def mine(
         words_per_s=round(words / elapsed, 1) if elapsed > 0 else 0.0,
         outcomes=tuple(outcomes),
     )
+
+
+def _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done) -> None:
+    """Run the NLP over the pending notes and store each one in its own transaction,
+    handing its new drawers to the embedding worker as soon as it is committed."""
+    for item, failure in _run_nlp(extractor, pending):
+        if failure:
+            _record_file(conn, wing, root, item.rel, "failed", failure, known.get(item.rel))
+            done(FileOutcome(item.rel, "failed", failure))
+            continue
+        try:
+            with store.transaction(conn):
+                file_id = _write_file(conn, wing, root, item, known.get(item.rel), extractor, registry)
+        except Exception as exc:
+            _record_file(conn, wing, root, item.rel, "failed", f"could not store: {exc}", known.get(item.rel))
+            done(FileOutcome(item.rel, "failed", f"could not store: {exc}"))
+            continue
+        fresh = [d for d in _unembedded(conn, file_id) if d[0] not in submitted]
+        submitted.update(d[0] for d in fresh)
+        worker.submit(fresh)
+        done(FileOutcome(item.rel, "indexed", "", len(item.chunks), item.words))
 
 
 def _bytes_hash(path: Path) -> str | None:
@@ -758,14 +770,22 @@ class _EmbedWorker:
             conn.executemany("UPDATE drawers SET embedded = 1 WHERE id = ?", [(item[0],) for item in batch])
 
 
+_ONE_CORE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _one_core(embedder):
     """The mining copy of an ONNX embedder: one onnxruntime thread per session, so the
     embedding thread and spaCy each keep a core (measured: two threads per session while
-    spaCy runs make both slower)."""
+    spaCy runs make both slower). Made once per embedder (a session costs ~0.2 s, which a
+    watcher mining one note at a time would pay on every save)."""
     from palace.embedding import OnnxEmbedder
 
     if isinstance(embedder, OnnxEmbedder) and embedder.intra_op_num_threads is None:
-        return OnnxEmbedder(embedder.model_dir, batch_size=embedder.batch_size, intra_op_num_threads=1)
+        copy = _ONE_CORE.get(embedder)
+        if copy is None:
+            copy = _ONE_CORE[embedder] = OnnxEmbedder(
+                embedder.model_dir, batch_size=embedder.batch_size, intra_op_num_threads=1)
+        return copy
     return embedder
 
 

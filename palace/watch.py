@@ -1,0 +1,558 @@
+"""``palace watch``: keep a palace current with folders of notes as they change.
+
+One watcher per palace (a lock file). The flow:
+
+1. A watchdog observer — the native one (inotify on Linux), or polling where native
+   events cannot work (a network file system, the inotify watch limit reached; the log
+   and the status say so) — reports file system events from its own thread.
+2. Events are **coalesced per path** into a queue, keeping the time of the last one.
+   Editor temp, swap, backup and lock files (:func:`palace.discovery.is_editor_artifact`)
+   and anything inside hidden or skipped folders never enter it. A move queues both ends,
+   so :func:`palace.mining.mine` sees the note leave one path and appear at another and
+   keeps its drawers and vectors. A folder event or a change of ``.gitignore`` /
+   ``.palaceignore`` queues a scan of the whole root.
+3. A path is **due** once it has been quiet for ``debounce`` seconds, whatever sequence
+   of events its editor's save produced (vim: rename to a backup, write a new file,
+   delete the backup — one modification). Due paths of a root are mined together by the
+   same per-file step as ``palace mine`` (``mine(paths=…)``), whose NLP runs inside a
+   spaCy ``memory_zone`` so that a long-running watcher's string store does not grow.
+4. At start, before it reports itself ready, each root is caught up: a whole mine with
+   ``verify=True`` (hashes, not only mtimes) finds what changed while it was not running.
+
+A root that disappears, or a mine that raises, is logged and retried with exponential
+backoff (1 s doubling to 60 s); the watcher thread never dies silently — its state is in
+``watch.json`` (:class:`WatchState`), rewritten on every change and every few seconds,
+which ``palace daemon status`` reads. SQLite runs in WAL mode, so ``palace ask`` beside a
+watcher never waits for it and sees the last committed update.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import fcntl
+import json
+import logging
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+
+from palace.discovery import IGNORE_FILES, SKIPPED_FOLDERS, is_editor_artifact
+from palace.errors import UsageError
+
+log = logging.getLogger("palace.watch")
+
+PID_FILE = "watch.pid"
+LOCK_FILE = "watch.lock"
+STATE_FILE = "watch.json"
+LOG_FILE = "watch.log"
+DEBOUNCE_S = 0.5
+HEARTBEAT_S = 5.0
+MAX_BACKOFF_S = 60.0
+#: File systems where inotify sees no change made by another machine: poll them.
+NETWORK_FS = frozenset({"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "davfs", "fuse.sshfs",
+                        "fuse.rclone", "fuse.s3fs", "ceph", "glusterfs", "lustre"})
+
+
+@dataclass
+class RootState:
+    """One watched root: its folder, its wing, how it is observed (``native`` or
+    ``polling``), and whether it is ``watching``, ``catching up`` or ``missing``."""
+
+    path: str
+    wing: str
+    observer: str = "native"
+    state: str = "catching up"
+    reason: str = ""
+
+
+@dataclass
+class WatchState:
+    """What the watcher is doing, as written to ``watch.json`` (``palace daemon status``).
+
+    ``health`` is ``healthy``, or ``degraded`` with ``problems`` (a root missing, polling
+    instead of native events, recent errors); ``ready`` turns true once every root was
+    caught up; ``queue`` counts paths waiting; ``mining`` names the paths being mined now;
+    ``last_event`` / ``last_update`` are ISO moments (UTC); ``updates`` counts finished
+    mine steps; ``errors`` keeps the last 20 (``{at, root, error}``); ``heartbeat`` is
+    rewritten every few seconds while the watcher lives."""
+
+    pid: int
+    palace: str
+    started_at: str
+    roots: list[RootState] = field(default_factory=list)
+    ready: bool = False
+    queue: int = 0
+    mining: list[str] = field(default_factory=list)
+    last_event: str | None = None
+    last_update: str | None = None
+    updates: int = 0
+    errors: list[dict] = field(default_factory=list)
+    health: str = "healthy"
+    problems: list[str] = field(default_factory=list)
+    heartbeat: str = ""
+
+
+def now_iso() -> str:
+    """The current moment, UTC, ISO 8601 to the millisecond."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+class AlreadyWatching(UsageError):
+    """Another watcher holds this palace's lock."""
+
+
+class PalaceLock:
+    """The one-watcher-per-palace lock: an exclusive ``flock`` on ``watch.lock``, held for
+    the life of the process (the kernel drops it when the process dies, so a killed
+    watcher never blocks the next), plus ``watch.pid`` for ``palace daemon``."""
+
+    def __init__(self, palace_dir: Path) -> None:
+        self.palace_dir = palace_dir
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock or raise :class:`AlreadyWatching` naming the holder's pid."""
+        self.palace_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.palace_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                pid = read_pid(self.palace_dir)
+                raise AlreadyWatching(
+                    f"a watcher is already running for {self.palace_dir}" + (f" (pid {pid})" if pid else ""),
+                    hint="`palace daemon status` shows it; `palace daemon stop` stops it",
+                ) from None
+            raise
+        self._fd = fd
+        (self.palace_dir / PID_FILE).write_text(f"{os.getpid()}\n")
+
+    def release(self) -> None:
+        """Remove the pid file and drop the lock."""
+        if self._fd is None:
+            return
+        try:
+            if read_pid(self.palace_dir) == os.getpid():
+                (self.palace_dir / PID_FILE).unlink(missing_ok=True)
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def read_pid(palace_dir: Path) -> int | None:
+    """The pid in ``watch.pid``, or None."""
+    try:
+        return int((palace_dir / PID_FILE).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def is_locked(palace_dir: Path) -> bool:
+    """True while some process holds the palace's watcher lock."""
+    try:
+        fd = os.open(palace_dir / LOCK_FILE, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def filesystem_type(path: Path) -> str:
+    """The type of the file system ``path`` lives on (``ext4``, ``nfs4``…), from
+    ``/proc/mounts``; empty where that cannot be read."""
+    try:
+        mounts = Path("/proc/mounts").read_text().splitlines()
+    except OSError:
+        return ""
+    best, kind = "", ""
+    target = str(path.resolve())
+    for line in mounts:
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        point = parts[1].replace("\\040", " ")
+        if (target == point or target.startswith(point.rstrip("/") + "/")) and len(point) > len(best):
+            best, kind = point, parts[2]
+    return kind
+
+
+def _relevant(rel: str) -> bool:
+    """Whether a path under a root can matter: not inside a hidden or skipped folder,
+    not an editor's temp, swap, backup or lock file."""
+    parts = PurePosixPath(rel).parts
+    if not parts:
+        return False
+    if any(p.startswith(".") or p in SKIPPED_FOLDERS for p in parts[:-1]):
+        return False
+    return not is_editor_artifact(parts[-1])
+
+
+class _Queue:
+    """Paths waiting to be mined, per root, coalesced: ``{root index: {rel: last event}}``,
+    plus roots waiting for a whole scan. Filled by the observer thread, drained by the
+    watcher thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.paths: dict[int, dict[str, float]] = {}
+        self.scans: dict[int, float] = {}
+        self.last_event = 0.0
+
+    def add(self, index: int, rel: str) -> None:
+        with self._lock:
+            self.last_event = time.monotonic()
+            self.paths.setdefault(index, {})[rel] = self.last_event
+
+    def scan(self, index: int) -> None:
+        with self._lock:
+            self.last_event = time.monotonic()
+            self.scans[index] = self.last_event
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(len(p) for p in self.paths.values()) + len(self.scans)
+
+    def due(self, quiet: float) -> tuple[dict[int, set[str]], set[int]]:
+        """Take the paths and scans quiet for ``quiet`` seconds: ``({root: paths}, scans)``.
+        A root's paths are taken together once its latest event is quiet, so both ends
+        of a move (and a burst of files) go to one mine step."""
+        now = time.monotonic()
+        with self._lock:
+            taken: dict[int, set[str]] = {}
+            for index, paths in list(self.paths.items()):
+                if paths and now - max(paths.values()) >= quiet:
+                    taken[index] = set(paths)
+                    del self.paths[index]
+            scans = {i for i, at in self.scans.items() if now - at >= quiet}
+            for index in scans:
+                del self.scans[index]
+                taken.pop(index, None)  # a whole scan covers them
+                self.paths.pop(index, None)
+            return taken, scans
+
+
+class _Handler:
+    """The watchdog event handler of one root: turns events into queue entries."""
+
+    def __init__(self, index: int, root: Path, queue: _Queue) -> None:
+        self.index, self.root, self.queue = index, root, queue
+
+    def dispatch(self, event) -> None:  # watchdog's handler protocol
+        try:
+            self._dispatch(event)
+        except Exception:  # the observer thread must never die of one event
+            log.exception("could not queue %s", getattr(event, "src_path", event))
+
+    def _rel(self, path) -> str | None:
+        path = os.fsdecode(path)
+        try:
+            rel = Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+        return None if rel == "." else rel
+
+    def _dispatch(self, event) -> None:
+        kind = event.event_type
+        if kind in ("opened", "closed_no_write"):
+            return
+        ends = [self._rel(event.src_path)]
+        if kind == "moved":
+            ends.append(self._rel(event.dest_path))
+        ends = [rel for rel in ends if rel]
+        if event.is_directory:
+            if kind != "modified" and any(_relevant(rel + "/x") for rel in ends):
+                self.queue.scan(self.index)  # a new, moved or deleted folder: scan the root
+            return
+        for rel in ends:
+            name = PurePosixPath(rel).name
+            if name in IGNORE_FILES and _relevant(rel):
+                self.queue.scan(self.index)  # the ignore rules changed
+            elif _relevant(rel):
+                self.queue.add(self.index, rel)
+
+
+class Watcher:
+    """Keeps the palace at ``palace_dir`` current with ``roots`` (folders; each its own
+    wing, named after the folder as ``palace mine`` names it).
+
+    :meth:`start` takes the palace's lock (raises :class:`AlreadyWatching`), starts the
+    observers and the watcher thread, which catches each root up and then mines due
+    paths; :meth:`stop` ends both cleanly. ``debounce``: seconds a path must be quiet;
+    ``polling``: force the polling observer. Raises :class:`UsageError` for a root that
+    is not a folder.
+    """
+
+    def __init__(self, palace_dir: Path, roots: list[Path], *, debounce: float = DEBOUNCE_S,
+                 polling: bool = False, poll_interval: float = 1.0) -> None:
+        if not roots:
+            raise UsageError("no folder to watch", hint="palace watch NOTES_DIR")
+        self.palace_dir = Path(palace_dir)
+        self.roots = []
+        for root in roots:
+            root = Path(root).expanduser()
+            if not root.is_dir():
+                raise UsageError(f"not a folder: {root}", hint="give `palace watch` folders of notes")
+            self.roots.append(root.resolve())
+        self.debounce = debounce
+        self.polling = polling
+        self.poll_interval = poll_interval
+        self.queue = _Queue()
+        self.lock = PalaceLock(self.palace_dir)
+        self.state = WatchState(os.getpid(), str(self.palace_dir), now_iso(),
+                                [RootState(str(r), r.name or "root") for r in self.roots])
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._idle = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._observers: list = []
+        self._watches: dict[int, object] = {}
+        self._retry_at: dict[int, float] = {}
+        self._backoff: dict[int, float] = {}
+        self._state_lock = threading.Lock()
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Take the lock, start observing, and start the watcher thread (which catches
+        up every root before :meth:`wait_ready` returns)."""
+        self.lock.acquire()
+        try:
+            self._start_observers()
+        except Exception:
+            self.lock.release()
+            raise
+        self._thread = threading.Thread(target=self._run, name="palace-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Stop observing, let the current mine step finish, release the lock."""
+        self._stop.set()
+        for observer in self._observers:
+            observer.stop()
+        for observer in self._observers:
+            observer.join(timeout)
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.lock.release()
+        (self.palace_dir / STATE_FILE).unlink(missing_ok=True)
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Block until every root was caught up (True) or ``timeout`` passed (False)."""
+        return self._ready.wait(timeout)
+
+    def wait_idle(self, timeout: float = 60.0) -> bool:
+        """Block until nothing is queued or being mined (True), or ``timeout`` (False)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._ready.is_set() and self._idle.is_set() and len(self.queue) == 0:
+                return True
+            time.sleep(0.05)
+        return False
+
+    @property
+    def alive(self) -> bool:
+        """True while the watcher thread runs."""
+        return self._thread is not None and self._thread.is_alive()
+
+    # -- observers -----------------------------------------------------------------
+
+    def _start_observers(self) -> None:
+        from watchdog.observers import Observer
+        from watchdog.observers.polling import PollingObserver
+
+        native = Observer()
+        poller = PollingObserver(timeout=self.poll_interval)
+        self._observers = [native, poller]
+        for index, root in enumerate(self.roots):
+            self._schedule(index, root, native, poller)
+        native.start()
+        poller.start()
+
+    def _schedule(self, index: int, root: Path, native, poller) -> None:
+        """Watch one root natively, or by polling where native events cannot work."""
+        state = self.state.roots[index]
+        handler = _Handler(index, root, self.queue)
+        fs = filesystem_type(root)
+        reason = ""
+        if self.polling:
+            reason = "polling requested"
+        elif fs in NETWORK_FS:
+            reason = f"{fs} is a network file system: native events miss changes made elsewhere"
+        if not reason:
+            try:
+                self._watches[index] = native.schedule(handler, str(root), recursive=True)
+                state.observer, state.reason = "native", ""
+                return
+            except OSError as exc:  # ENOSPC: the inotify watch limit; EMFILE: instances
+                reason = f"native events failed ({exc.strerror or exc}); raise fs.inotify.max_user_watches"
+        self._watches[index] = poller.schedule(handler, str(root), recursive=True)
+        state.observer, state.reason = "polling", reason
+        log.warning("polling %s: %s", root, reason)
+
+    def _reschedule(self, index: int) -> None:
+        native, poller = self._observers
+        watch = self._watches.pop(index, None)
+        for observer in (native, poller):
+            try:
+                if watch is not None:
+                    observer.unschedule(watch)
+            except (KeyError, ValueError):
+                pass
+        self._schedule(index, self.roots[index], native, poller)
+
+    # -- the watcher thread --------------------------------------------------------
+
+    def _run(self) -> None:
+        from palace.core import Palace
+
+        try:
+            with Palace.open(self.palace_dir) as palace:
+                for index in range(len(self.roots)):
+                    self._catch_up(palace, index)
+                self._ready.set()
+                self.state.ready = True
+                self._write_state()
+                log.info("ready: watching %s", ", ".join(str(r) for r in self.roots))
+                beat = time.monotonic()
+                while not self._stop.is_set():
+                    worked = self._step(palace)
+                    if time.monotonic() - beat >= HEARTBEAT_S:
+                        self._check_roots(palace)
+                        self._write_state()
+                        beat = time.monotonic()
+                    if not worked:
+                        self._idle.set()
+                        self._stop.wait(0.05)
+        except Exception as exc:  # never die silently: say so in the log and the state
+            log.exception("the watcher stopped")
+            self._error(None, f"the watcher stopped: {exc}")
+            self.state.health = "stopped"
+            self._write_state()
+            raise
+
+    def _catch_up(self, palace, index: int) -> None:
+        root, state = self.roots[index], self.state.roots[index]
+        state.state = "catching up"
+        self._write_state()
+        if self._mine(palace, index, None, verify=True):
+            state.state = "watching"
+        self._write_state()
+
+    def _step(self, palace) -> bool:
+        """Mine whatever is due; True when something was."""
+        taken, scans = self.queue.due(self.debounce)
+        retry = {i for i, at in self._retry_at.items() if time.monotonic() >= at}
+        if not taken and not scans and not retry:
+            self.state.queue = len(self.queue)
+            return False
+        self._idle.clear()
+        self.state.queue = len(self.queue)
+        for index in sorted(scans | retry):
+            self._retry_at.pop(index, None)
+            if self._mine(palace, index, None, verify=index in retry):
+                self.state.roots[index].state = "watching"
+        for index, paths in taken.items():
+            if index in scans or index in retry:
+                continue
+            self._mine(palace, index, paths)
+        self.state.queue = len(self.queue)
+        self._write_state()
+        return True
+
+    def _mine(self, palace, index: int, paths: set[str] | None, verify: bool = False) -> bool:
+        """One mine step of a root (``paths`` None: the whole root). True when it ran;
+        on failure the root is retried later with backoff."""
+        root, state = self.roots[index], self.state.roots[index]
+        if not root.is_dir():
+            state.state, state.reason = "missing", "the folder is gone"
+            self._fail(index, f"{root} is missing; retrying")
+            return False
+        self.state.mining = sorted(paths)[:20] if paths else [f"{state.wing}/ (whole folder)"]
+        self._write_state()
+        try:
+            report = palace.mine(root, wing=state.wing, paths=paths, verify=verify)
+        except Exception as exc:  # noqa: BLE001 — logged, retried, never fatal
+            log.exception("mining %s failed", root)
+            self._fail(index, f"mining {root} failed: {exc}")
+            return False
+        finally:
+            self.state.mining = []
+        self._backoff.pop(index, None)
+        changed = [o for o in report.outcomes if o.status != "unchanged"]
+        for outcome in changed:
+            log.info("%s %s%s", outcome.status, outcome.path, f" ({outcome.reason})" if outcome.reason else "")
+            if outcome.status == "failed":
+                self._error(index, f"{outcome.path}: {outcome.reason}")
+        self.state.updates += 1
+        self.state.last_update = now_iso()
+        return True
+
+    def _fail(self, index: int, message: str) -> None:
+        delay = min(MAX_BACKOFF_S, self._backoff.get(index, 0.5) * 2)
+        self._backoff[index] = delay
+        self._retry_at[index] = time.monotonic() + delay
+        self._error(index, f"{message} (next try in {delay:.0f} s)")
+
+    def _error(self, index: int | None, message: str) -> None:
+        log.error(message)
+        with self._state_lock:
+            self.state.errors = (self.state.errors + [
+                {"at": now_iso(), "root": self.state.roots[index].path if index is not None else None,
+                 "error": message}])[-20:]
+
+    def _check_roots(self, palace) -> None:
+        """A root that vanished is marked missing; one that came back is watched again
+        and caught up."""
+        for index, root in enumerate(self.roots):
+            state = self.state.roots[index]
+            if not root.is_dir():
+                if state.state != "missing":
+                    state.state, state.reason = "missing", "the folder is gone"
+                    self._error(index, f"{root} is missing; watching for it to come back")
+            elif state.state == "missing":
+                log.info("%s is back", root)
+                self._reschedule(index)
+                self._retry_at[index] = time.monotonic()  # the next step catches it up
+
+    def _write_state(self) -> None:
+        """Rewrite ``watch.json`` atomically (a reader never sees half of it)."""
+        with self._state_lock:
+            state = self.state
+            if self.queue.last_event:
+                ago = time.monotonic() - self.queue.last_event
+                state.last_event = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=ago)).isoformat(
+                    timespec="milliseconds")
+            recent = [e for e in state.errors if e["at"] > (dt.datetime.now(dt.timezone.utc)
+                                                           - dt.timedelta(minutes=10)).isoformat()]
+            problems = [f"{r.path}: {r.state}" for r in state.roots if r.state == "missing"]
+            problems += [f"{r.path}: polling ({r.reason})" for r in state.roots if r.observer == "polling"]
+            problems += [f"{len(recent)} error{'s' if len(recent) > 1 else ''} in the last 10 minutes"] if recent else []
+            if state.health != "stopped":
+                state.health = "degraded" if problems else "healthy"
+            state.problems = problems
+            state.heartbeat = now_iso()
+            data = json.dumps(asdict(state), indent=2)
+        path = self.palace_dir / STATE_FILE
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(data)
+        os.replace(tmp, path)
+
+
+def read_state(palace_dir: Path) -> dict | None:
+    """The last ``watch.json`` a watcher wrote, or None."""
+    try:
+        return json.loads((palace_dir / STATE_FILE).read_text())
+    except (OSError, ValueError):
+        return None

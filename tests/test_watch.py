@@ -1,0 +1,271 @@
+"""Issue 5: the watcher, with a real watchdog observer (inotify) on temporary folders, the
+real spaCy pipeline, SQLite and Chroma: create, modify, vim-style save, editor files,
+move, delete, new folders and ignore rules, a burst, catch-up after downtime, ``ask``
+while it writes, one watcher per palace, a root that goes away, and a watched palace
+that holds what a fresh mine of the same folder holds."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from palace.core import Palace
+from palace.watch import AlreadyWatching, Watcher, read_state
+
+
+def drawers(palace_dir):
+    """``{path: [text, ...]}`` of a palace, read through its own connection."""
+    with Palace.open(palace_dir, create=False) as palace:
+        out: dict[str, list[str]] = {}
+        for row in palace.conn.execute(
+            "SELECT f.path, d.text FROM drawers d JOIN files f ON f.id = d.file_id ORDER BY f.path, d.line_start"
+        ):
+            out.setdefault(row["path"], []).append(row["text"])
+        return out
+
+
+def wait_for(predicate, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def notes(tmp_path):
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "start.md").write_text("# Start\n\nThe Harbor project began in March.\n")
+    return root
+
+
+@pytest.fixture
+def watcher(tmp_path, notes):
+    w = Watcher(tmp_path / "palace", [notes], debounce=0.2)
+    w.start()
+    assert w.wait_ready(120)
+    yield w
+    w.stop()
+
+
+@pytest.fixture
+def outcomes(caplog):
+    """The watcher's log lines ("indexed a.md", "moved b.md (from a.md)"…)."""
+    caplog.set_level(logging.INFO, logger="palace.watch")
+    return lambda: [r.getMessage() for r in caplog.records if r.name == "palace.watch"]
+
+
+def test_create_modify_delete(watcher, notes, tmp_path):
+    palace_dir = tmp_path / "palace"
+    assert drawers(palace_dir) == {"start.md": ["# Start\n\nThe Harbor project began in March."]}
+    (notes / "a.md").write_text("# A\n\nAlpha note about otters.\n")
+    assert watcher.wait_idle() and wait_for(lambda: "a.md" in drawers(palace_dir))
+    (notes / "a.md").write_text("# A\n\nAlpha note about beavers.\n")
+    assert wait_for(lambda: "beavers" in " ".join(drawers(palace_dir).get("a.md", [])))
+    with Palace.open(palace_dir, create=False) as palace:
+        assert palace.ask("beavers").results[0].path == "a.md"
+    (notes / "a.md").unlink()
+    assert wait_for(lambda: "a.md" not in drawers(palace_dir))
+    with Palace.open(palace_dir, create=False) as palace:
+        assert all(hit.path != "a.md" for hit in palace.ask("beavers").results)
+
+
+def test_a_vim_save_is_one_modification_and_editor_files_are_never_indexed(watcher, notes, tmp_path, outcomes):
+    note = notes / "plan.md"
+    note.write_text("# Plan\n\nFirst draft of the plan.\n")
+    assert watcher.wait_idle() and wait_for(lambda: any("indexed plan.md" in m for m in outcomes()))
+    before = len([m for m in outcomes() if "plan.md" in m])
+    watcher.debounce = 1.0  # a loaded machine may pause between vim's steps; the default is 0.5 s
+    # vim with `backupcopy=no`: probe file 4913, swap file, rename to backup, write anew, drop backup
+    (notes / "4913").write_text("")
+    (notes / "4913").unlink()
+    (notes / ".plan.md.swp").write_bytes(b"\x00swap")
+    os.rename(note, notes / "plan.md~")
+    note.write_text("# Plan\n\nSecond draft of the plan.\n")
+    (notes / "plan.md~").unlink()
+    (notes / ".#plan.md").write_text("lock")
+    (notes / "notes.tmp").write_text("temp")
+    time.sleep(1.2)
+    assert watcher.wait_idle()
+    after = [m for m in outcomes() if "plan.md" in m][before:]
+    assert after == ["indexed plan.md"], after
+    assert drawers(tmp_path / "palace")["plan.md"] == ["# Plan\n\nSecond draft of the plan."]
+    with Palace.open(tmp_path / "palace", create=False) as palace:
+        paths = {r[0] for r in palace.conn.execute("SELECT path FROM files")}
+    assert paths == {"start.md", "plan.md"}  # no swap, backup, lock or temp file was recorded
+
+
+def test_a_move_keeps_drawers_and_vectors(watcher, notes, tmp_path, outcomes):
+    (notes / "draft.md").write_text("# Draft\n\nBob Okafor reports to Alice Chen.\n")
+    assert watcher.wait_idle() and wait_for(lambda: any("indexed draft.md" in m for m in outcomes()))
+    with Palace.open(tmp_path / "palace", create=False) as palace:
+        ids = [r[0] for r in palace.conn.execute("SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id"
+                                                  " WHERE f.path = 'draft.md'")]
+    (notes / "done").mkdir()
+    time.sleep(0.3)
+    os.rename(notes / "draft.md", notes / "done" / "draft.md")
+    assert wait_for(lambda: "done/draft.md" in drawers(tmp_path / "palace"))
+    assert watcher.wait_idle()
+    assert any(m == "moved done/draft.md (from draft.md)" for m in outcomes()), outcomes()
+    with Palace.open(tmp_path / "palace", create=False) as palace:
+        assert [r[0] for r in palace.conn.execute("SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id"
+                                                   " WHERE f.path = 'done/draft.md'")] == ids
+        assert palace.conn.execute("SELECT count(*) FROM facts WHERE invalidated_at IS NOT NULL").fetchone()[0] == 0
+        meta = palace.vectors.collection.get(ids=ids, include=["metadatas"])["metadatas"]
+        assert {m["path"] for m in meta} == {"done/draft.md"}
+
+
+def test_new_folders_and_ignore_rules(watcher, notes, tmp_path):
+    (notes / "projects" / "deep").mkdir(parents=True)
+    (notes / "projects" / "deep" / "p.md").write_text("# P\n\nA deep project note.\n")
+    assert wait_for(lambda: "projects/deep/p.md" in drawers(tmp_path / "palace"))
+    (notes / ".palaceignore").write_text("projects/\n")
+    assert wait_for(lambda: "projects/deep/p.md" not in drawers(tmp_path / "palace"))
+    (notes / ".palaceignore").unlink()
+    assert wait_for(lambda: "projects/deep/p.md" in drawers(tmp_path / "palace"))
+
+
+def test_a_burst_of_500_files_while_ask_runs_beside_it(watcher, notes, tmp_path):
+    errors: list[BaseException] = []
+    answers = [0]
+    stop = threading.Event()
+
+    def ask_loop():
+        try:
+            with Palace.open(tmp_path / "palace", create=False) as palace:
+                while not stop.is_set():
+                    palace.ask("note number")
+                    palace.status()
+                    answers[0] += 1
+        except BaseException as exc:  # noqa: BLE001 — reported below
+            errors.append(exc)
+
+    asker = threading.Thread(target=ask_loop)
+    asker.start()
+    try:
+        for i in range(500):
+            (notes / f"burst-{i:03}.md").write_text(f"# Burst {i}\n\nNote number {i} of the burst, token b{i}x.\n")
+        assert wait_for(lambda: len(drawers(tmp_path / "palace")) == 501, timeout=300)
+    finally:
+        stop.set()
+        asker.join()
+    assert not errors, errors  # never "database is locked"
+    assert answers[0] > 0
+    with Palace.open(tmp_path / "palace", create=False) as palace:
+        assert palace.ask("b377x").results[0].path == "burst-377.md"
+
+
+def test_catch_up_after_downtime_finds_changes_by_hash(tmp_path, notes):
+    palace_dir = tmp_path / "palace"
+    first = Watcher(palace_dir, [notes], debounce=0.2)
+    first.start()
+    assert first.wait_ready(120)
+    (notes / "kept.md").write_text("# Kept\n\nThe zebra plan.\n")
+    (notes / "gone.md").write_text("# Gone\n\nA note that will be deleted.\n")
+    assert first.wait_idle() and wait_for(lambda: "gone.md" in drawers(palace_dir))
+    first.stop()
+    # while nobody watches: an edit that keeps size and mtime, a new note, a deletion
+    st = (notes / "kept.md").stat()
+    (notes / "kept.md").write_text("# Kept\n\nThe otter plan.\n")
+    os.utime(notes / "kept.md", ns=(st.st_atime_ns, st.st_mtime_ns))
+    (notes / "new.md").write_text("# New\n\nWritten while the watcher was down.\n")
+    (notes / "gone.md").unlink()
+    second = Watcher(palace_dir, [notes], debounce=0.2)
+    second.start()
+    try:
+        assert second.wait_ready(120)
+        found = drawers(palace_dir)  # caught up before it said it was ready
+        assert found["kept.md"] == ["# Kept\n\nThe otter plan."]
+        assert "new.md" in found and "gone.md" not in found
+    finally:
+        second.stop()
+
+
+def test_one_watcher_per_palace(watcher, notes, tmp_path):
+    with pytest.raises(AlreadyWatching, match=f"pid {os.getpid()}"):
+        Watcher(tmp_path / "palace", [notes]).start()
+    state = read_state(tmp_path / "palace")
+    assert state["ready"] and state["health"] == "healthy" and state["roots"][0]["observer"] == "native"
+
+
+def test_a_root_that_goes_away_and_comes_back(watcher, notes, tmp_path):
+    moved = tmp_path / "elsewhere"
+    shutil.move(str(notes), moved)
+    assert wait_for(lambda: (read_state(tmp_path / "palace") or {}).get("health") == "degraded", timeout=20)
+    assert watcher.alive
+    shutil.move(str(moved), notes)
+    (notes / "back.md").write_text("# Back\n\nThe folder came back.\n")
+    assert wait_for(lambda: "back.md" in drawers(tmp_path / "palace"), timeout=30)
+    assert wait_for(lambda: read_state(tmp_path / "palace")["roots"][0]["state"] == "watching", timeout=20)
+
+
+def test_a_watched_palace_holds_what_a_fresh_mine_holds(tmp_path, notes):
+    watched = tmp_path / "watched"
+    w = Watcher(watched, [notes], debounce=0.2)
+    w.start()
+    try:
+        assert w.wait_ready(120)
+        (notes / "2024-01-10.md").write_text("# Mum\n\nRuth Whitfield takes Lisinopril 10mg every morning.\n")
+        (notes / "team.md").write_text("# Team\n\nBob Okafor reports to Alice Chen.\n")
+        time.sleep(0.4)
+        (notes / "2024-04-02.md").write_text("# Cardiology\n\nThe cardiologist switched Ruth Whitfield to Metoprolol.\n")
+        (notes / "team.md").write_text("# Team\n\nBob Okafor reports to Dana Ruiz.\n")
+        os.rename(notes / "start.md", notes / "begin.md")
+        time.sleep(0.4)
+        (notes / "sub").mkdir()
+        (notes / "sub" / "x.md").write_text("# X\n\nMara Bos joined the council in 2023.\n")
+        assert w.wait_idle(120)
+        time.sleep(0.5)
+        assert w.wait_idle(120)
+    finally:
+        w.stop()
+    fresh = tmp_path / "fresh"
+    with Palace.open(fresh) as palace:
+        palace.mine(notes)
+
+    def current_facts(palace_dir):
+        with Palace.open(palace_dir, create=False) as palace:
+            return sorted(tuple(r) for r in palace.conn.execute(
+                "SELECT s.name, f.predicate, coalesce(o.name, f.object_value), f.valid_from, f.valid_to, f.path"
+                " FROM facts f JOIN entities s ON s.id = f.subject_id LEFT JOIN entities o ON o.id = f.object_id"
+                " WHERE f.invalidated_at IS NULL"))
+
+    assert drawers(watched) == drawers(fresh)
+    assert current_facts(watched) == current_facts(fresh)
+    assert ("Ruth Whitfield", "takes", "Lisinopril", "2024-01-10", "2024-04-02", "2024-01-10.md") in current_facts(watched)
+
+
+def test_the_daemon_starts_reports_and_stops(tmp_path, notes):
+    palace_dir = tmp_path / "palace"
+    cli = [sys.executable, "-c", "from palace.cli.main import run; run()"]
+    started = subprocess.run([*cli, "watch", "--daemon", str(notes), "--palace", str(palace_dir)],
+                             capture_output=True, text=True, timeout=300)
+    assert started.returncode == 0, started.stderr
+    assert "in the background (pid " in started.stdout
+    try:
+        again = subprocess.run([*cli, "watch", "--daemon", str(notes), "--palace", str(palace_dir)],
+                               capture_output=True, text=True, timeout=60)
+        assert again.returncode == 1 and "already running" in again.stderr and "pid" in again.stderr
+        status = json.loads(subprocess.run([*cli, "daemon", "status", "--json", "--palace", str(palace_dir)],
+                                           capture_output=True, text=True, timeout=60).stdout)
+        assert status["running"] and status["state"]["ready"] and status["state"]["health"] == "healthy"
+        assert status["state"]["roots"][0]["path"] == str(notes.resolve())
+        (notes / "d.md").write_text("# D\n\nWritten under the daemon.\n")
+        assert wait_for(lambda: "d.md" in drawers(palace_dir), timeout=30)
+    finally:
+        stopped = subprocess.run([*cli, "daemon", "stop", "--palace", str(palace_dir)],
+                                 capture_output=True, text=True, timeout=180)
+    assert stopped.returncode == 0 and "stopped the watcher" in stopped.stdout
+    after = subprocess.run([*cli, "daemon", "status", "--palace", str(palace_dir)], capture_output=True, text=True)
+    assert after.returncode == 3 and "no watcher runs" in after.stdout
+    assert (palace_dir / "watch.log").read_text().count("ready: watching") == 1
