@@ -60,6 +60,7 @@ def ask(
     now_day = parse_day(now, "--now")
     since_day = parse_day(since, "--since", now=now_day)
     until_day = parse_day(until, "--until", end=True, now=now_day)
+    question = question.strip() if question else question
     if (batch is None) == (not question):  # a usage error: exit 2, as for a bad option
         typer.echo("Error: give a QUESTION or --batch FILE (one of them)\n"
                    'usage: palace ask "what changed in Q3" [options] | palace ask --batch FILE [options]', err=True)
@@ -110,9 +111,15 @@ def _answer_line(palace, number: int, line: str, options: dict) -> bool:
             if not isinstance(item, dict) or not isinstance(item.get("question"), str):
                 raise UsageError("a JSON line needs a \"question\" string", hint='{"question": "what changed in Q3"}')
             question = item["question"]
-            for key in ("wing", "room", "top_k", "history"):
-                if key in item:
-                    options[key] = item[key]
+            for key, kind in (("wing", str), ("room", str), ("top_k", int), ("history", bool)):
+                if key not in item:
+                    continue
+                value = item[key]
+                if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or not 1 <= value <= 200)):
+                    wanted = {"wing": "a string", "room": "a string", "top_k": "a whole number 1-200",
+                              "history": "true or false"}[key]
+                    raise UsageError(f"{key!r} must be {wanted}, not {value!r}", hint='{"question": "...", "top_k": 5}')
+                options[key] = value
             if item.get("now"):
                 options["now"] = parse_day(str(item["now"]), "now")
         result = palace.ask(question, **options)
@@ -169,6 +176,9 @@ def render(result, *, explain: bool = False) -> None:
         if heading:
             out.print(f"   [dim]{escape(heading)}[/]")
         out.print(f"   {escape(hit.snippet)}")
+        if hit.same_text_in:
+            more = ", ".join(hit.same_text_in[:5]) + (" …" if len(hit.same_text_in) > 5 else "")
+            out.print(f"   [dim]same text in {escape(more)}[/]")
         out.print(f"   [dim]why: {escape(why)}{'; ' + escape('; '.join(extra)) if extra else ''}[/]")
     out.print(f"\n[dim]{len(result.results)} results in {result.elapsed_ms:.0f} ms[/]")
 

@@ -111,6 +111,7 @@ _TITLES = {"mr", "mrs", "ms", "dr", "miss", "prof", "dear", "hi", "hey", "hello"
            "thank", "cc", "sir", "madam", "aunt", "uncle"}
 _SPEECH = set("""said says asked asks told tells wrote writes mentioned suggested replied
 thinks thought agreed emailed called presented proposed noted explained""".split())
+_NAMED_BY_YEAR = {"edition", "editions"}
 _AMBIGUOUS_WORDS = {"may", "march", "fall", "spring"}
 _DATE_WORDS = set(_MONTHS) | set(_WEEKDAYS) | set(_SEASONS) | _PREPS | {
     "q1", "q2", "q3", "q4", "h1", "h2", "fy", "i"}
@@ -148,6 +149,8 @@ def _context_ok(text: str, start: int, end: int, res: _Result, mode: str) -> boo
             unit = next_word.lower()
             if unit in _UNITS_HARD or (unit in _UNITS_SOFT and prev_word not in _STRICT_PREPS):
                 return False
+            if unit in _NAMED_BY_YEAR:
+                return False  # "the 2024 edition", "the Rust 2021 edition": a name, not a time
     if res.lead:
         return True
     if res.kind == "alone":

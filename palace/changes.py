@@ -19,8 +19,9 @@ about (the subject), each with its citation (path:line and the sentence read).
 from __future__ import annotations
 
 import datetime as dt
+import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from palace.facts import FactView, fact_views
 
@@ -63,6 +64,24 @@ class ChangeSet:
     groups: tuple[ChangeGroup, ...]
     total: int
     truncated: bool = False
+
+    def mentioning(self, stems: tuple[str, ...]) -> "ChangeSet":
+        """The changes whose fact mentions one of ``stems`` (word prefixes, any case) in
+        its sentence, subject or value: "what changed about the travel budget" keeps the
+        changes that speak of travel or budgets. The description says how many were left."""
+        if not stems:
+            return self
+        pattern = re.compile(r"\b(?:" + "|".join(re.escape(s) for s in stems) + ")", re.IGNORECASE)
+        groups, kept = [], 0
+        for group in self.groups:
+            changes = tuple(c for c in group.changes
+                            if pattern.search(" ".join((c.fact.sentence, c.fact.subject, c.fact.object))))
+            if changes:
+                groups.append(ChangeGroup(group.entity, changes))
+                kept += len(changes)
+        left = self.total - kept
+        description = self.description + (f"; {left} not mentioning {', '.join(stems)} left out" if left else "")
+        return replace(self, groups=tuple(groups), total=kept, description=description)
 
     def drawer_ids(self) -> list[str]:
         """The drawers that hold the changes, in the order of the change list."""

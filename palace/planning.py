@@ -28,6 +28,7 @@ so) rather than giving an empty answer. ``--since``/``--until`` always filter.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -59,7 +60,7 @@ STOPWORDS = frozenset(
     me my of on or our so that the their them then there these they this to was we were what
     when where which who whom why will with you your about after before during between since
     until last next ago all any can could should would may might must not no yes please tell
-    show find give list decide decided decision say said happen happened happening going get got
+    show find give list say said happen happened happening going get got
     know think talk talked discuss discussed mention mentioned anything everything something""".split()
 )
 
@@ -96,18 +97,27 @@ class Plan:
     now: dt.date | None = None
 
 
-def read_intent(question: str, entities: tuple["EntityMatch", ...] = (), terms: tuple[str, ...] = ()) -> tuple[str, str]:
+#: A name written in lower case in a question must have been read this often in the notes.
+MIN_MENTIONS_LOWERCASE = 5
+_VAGUE_PART = re.compile(r"\b(?:early|mid|late|end\s+of|beginning\s+of|start\s+of)\b", re.IGNORECASE)
+_NAME_FILLERS = frozenset({"the", "a", "an", "and", "or", "s"})
+
+
+def read_intent(question: str, entities: tuple["EntityMatch", ...] = ()) -> tuple[str, str]:
     """The question's intent and the cue that set it: ``(intent, cue)``, one of
-    :data:`INTENTS`. A question whose content words are all names of ``entities``
-    ("Alice?", "Mara Bos") is ``entity``; one without a cue is ``("lookup", "")``."""
+    :data:`INTENTS`. A question that is only names of ``entities`` ("Alice?", "Mara Bos
+    and Josh") is ``entity``; one without a cue is ``("lookup", "")``."""
     text = question.lower().replace("’", "'")
     for intent, rx in _CUES:
         found = rx.search(text)
         if found:
             return intent, found.group(0).strip()
-    if entities and terms:
-        named = {w.lower() for e in entities for w in _WORD.findall(e.text)}
-        if all(t in named for t in terms):
+    if entities:
+        rest = text
+        for entity in sorted(entities, key=lambda e: -len(e.text)):
+            rest = rest.replace(entity.text.lower().replace("’", "'"), " ")
+        leftover = {re.sub(r"'s$", "", w) for w in _WORD.findall(rest)} - _NAME_FILLERS
+        if not leftover:
             return "entity", "a name alone"
     return "lookup", ""
 
@@ -128,7 +138,9 @@ _IDENTIFIER = re.compile(r"[#@][\w-]+|\b\w*\d\w*\b|\b\w+(?:[_/.]\w+)+\b")
 
 def identifier_terms(text: str) -> tuple[str, ...]:
     """Identifier-shaped tokens: ``#2033``, ``@alice``, ``3533``, ``v1.2``, ``foo_bar``,
-    ``src/main.rs`` — returned as the words FTS5 indexes (``#2033`` → ``2033``)."""
+    ``src/main.rs`` — returned as the words FTS5 indexes (``#2033`` → ``2033``). A year
+    outside the date window (``the 2027 All Hands``) is one too: the ``exact`` list it
+    feeds only boosts."""
     out: list[str] = []
     for match in _IDENTIFIER.finditer(text):
         for word in re.findall(r"\w+", match.group(0)):
@@ -183,7 +195,8 @@ def match_entities(
     for row in rows:
         grouped.setdefault(row["key"], []).append(row)
     for key in lowercase & set(grouped):
-        if not _mostly_a_name(conn, key, [r["id"] for r in grouped[key]]):
+        attested = sum(r["n"] for r in grouped[key]) >= MIN_MENTIONS_LOWERCASE
+        if not attested or not _mostly_a_name(conn, key, [r["id"] for r in grouped[key]]):
             del grouped[key]
     matches: list[EntityMatch] = []
     taken: list[tuple[int, int]] = []
@@ -203,8 +216,10 @@ def match_entities(
 def _mostly_a_name(conn: sqlite3.Connection, phrase: str, entity_ids: list[int]) -> bool:
     """True when ``phrase`` (a question's words in lower case) is one of the entity's
     names as the notes write it: an alias stored in lower case ("lakehouse migration" in
-    front matter), or a name that NER found, written that way, in at least half of the
-    drawers whose text holds the phrase (FTS5, any case)."""
+    front matter), or a phrase the notes mostly capitalise — written in lower case in at
+    most a quarter of the drawers that hold it (FTS5 finds them in any case; GLOB, which
+    is case-sensitive, counts the lower-case ones). "mara" and "tc" are names in minutes
+    full of "Mara:" and "TC:"; "current" and "council" are words."""
     marks = ",".join("?" * len(entity_ids))
     if conn.execute(
         f"SELECT 1 FROM aliases WHERE entity_id IN ({marks}) AND alias = lower(alias) AND lower(alias) = ? LIMIT 1",
@@ -212,16 +227,40 @@ def _mostly_a_name(conn: sqlite3.Connection, phrase: str, entity_ids: list[int])
     ).fetchone():
         return True
     words = re.findall(r"\w+", phrase)
-    if not words:
+    if not words or any(ch in phrase for ch in "*?[]"):
         return False
-    holding = conn.execute(
-        "SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?", (f'text : "{" ".join(words)}"',)
+    holding = [r[0] for r in conn.execute(
+        "SELECT rowid FROM drawers_fts WHERE drawers_fts MATCH ?", (f'text : "{" ".join(words)}"',))]
+    if not holding:
+        return False
+    edge = "[^A-Za-z0-9_]"
+    lower = conn.execute(
+        "SELECT count(*) FROM drawers WHERE rowid IN (SELECT value FROM json_each(?)) AND"
+        " (text GLOB ? OR text GLOB ? OR text GLOB ? OR text = ?)",
+        (json.dumps(holding), f"*{edge}{phrase}{edge}*", f"{phrase}{edge}*", f"*{edge}{phrase}", phrase),
     ).fetchone()[0]
-    named = conn.execute(
-        f"SELECT count(DISTINCT drawer_id) FROM mentions WHERE entity_id IN ({marks}) AND lower(surface) IN (?, ?)",
-        [*entity_ids, phrase, "the " + phrase],
-    ).fetchone()[0]
-    return holding > 0 and 2 * named >= holding
+    return 4 * lower <= len(holding)
+
+
+def _joined(question: str, found: tuple[DateInterval, str], now: dt.date, fys: int) -> tuple[DateInterval, str]:
+    """Widen a window to a second period joined to it ("in 2025 and 2026", "Q1 or Q2"):
+    the span from the first's start to the second's end."""
+    window, text = found
+    at = question.find(text)
+    rest = question[at + len(text):] if at >= 0 else ""
+    joint = re.match(r"\s*(?:and|or|&)\s+", rest)
+    if not joint:
+        return found
+    second = find_date_window(rest[joint.end():], now, fys)
+    if second is None or not rest[joint.end():].lstrip().startswith(second[1].strip()):
+        return found
+    joined_text = text + rest[:joint.end()] + second[1].strip()
+    first = re.sub(r"^\s*(?:in|on|at|during|for|of|by|from)\s+", "", text)
+    as_range = find_date_window(f"between {first} and {second[1].strip()}", now, fys)  # "Q1 or Q2 2025"
+    if as_range is not None and as_range[1].startswith("between"):
+        return as_range[0], joined_text
+    start, end = min(window.start, second[0].start), max(window.end, second[0].end)
+    return DateInterval(start, end, "range"), joined_text
 
 
 #: Each retriever's RRF weight by intent (``graph`` only when the question names an
@@ -252,6 +291,7 @@ def plan_question(
     """
     now = now or dt.date.today()
     terms = query_terms(question)
+    notes: list[str] = []
     window, window_text, source = None, "", ""
     window_span: tuple[int, int] | None = None
     if since or until:
@@ -262,21 +302,27 @@ def plan_question(
         start = since or dt.date.min
         end = until + dt.timedelta(days=1) if until and until < dt.date.max else dt.date.max
         window, source = DateInterval(start, end, "range"), "options"
+        found = find_date_window(question, now, fiscal_year_start)
+        if found is not None:
+            notes.append(f"--since/--until replace the question's window {found[1].strip()!r}")
     else:
         found = find_date_window(question, now, fiscal_year_start)
         if found is not None:
-            window, window_text = found
+            window, window_text = _joined(question, found, now, fiscal_year_start)
             source = "question"
             at = question.find(window_text)
             if at >= 0:
                 window_span = (at, at + len(window_text))
             window_words = {w.lower() for w in _WORD.findall(window_text)}
             terms = tuple(t for t in terms if t not in window_words)
+            vague = _VAGUE_PART.search(window_text)
+            if vague:
+                notes.append(f"{vague.group(0)!r} is not narrowed: the window is all of {window}")
     entities = match_entities(conn, question, window_span)
-    intent, cue = read_intent(question, entities, terms)
+    intent, cue = read_intent(question, entities)
     cue_words = {w.lower() for w in _WORD.findall(cue)} - {"about", "on"}
     if cue_words and intent in ("change", "current", "history"):  # "changed", "now": not what it is about
-        terms = tuple(t for t in terms if t not in cue_words) or terms
+        terms = tuple(t for t in terms if t not in cue_words)
     weights = dict(INTENT_WEIGHTS[intent])
     if not entities:
         weights["graph"] = 0.0
@@ -298,6 +344,7 @@ def plan_question(
         entities=entities,
         identifiers=identifiers,
         weights=weights,
+        notes=tuple(notes),
         intent=intent,
         intent_cue=cue,
         now=now,

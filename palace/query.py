@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 SNIPPET_CHARS = 240
 #: Facts listed with an answer (the drawers of all of them still rank).
 FACTS_SHOWN = 20
+#: The intents whose answer lists the facts about the question's entities.
+FACT_INTENTS = ("entity", "current", "history")
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,8 @@ class Why:
 @dataclass(frozen=True)
 class Hit:
     """One result: where the drawer is (path and 1-based inclusive line span), its date,
-    a snippet and :class:`Why`."""
+    a snippet and :class:`Why`; ``same_text_in`` lists ``path:line`` of lower-ranked
+    drawers with the same text, folded into this one."""
 
     rank: int
     drawer_id: str
@@ -68,6 +71,7 @@ class Hit:
     heading_path: tuple[str, ...]
     snippet: str
     why: Why
+    same_text_in: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -205,12 +209,17 @@ def ask(
         else:
             changes = changes_since_previous_mining(conn, entity_ids=entity_ids, wing=wing, room=room,
                                                     registry=palace.registry)
+        if not plan.entities:  # a topic that is not a name: keep the changes that speak of it
+            changes = changes.mentioning(tuple(_stem(t) for t in plan.terms if not t.isdigit()))
         notes.append(f"{changes.total} change{'' if changes.total == 1 else 's'}: {changes.description}")
     facts, hidden, fact_drawers = (), 0, {}
     if plan.entities and weights.get("graph"):
-        facts, hidden, fact_drawers = entity_facts(palace, plan, history=history or plan.intent == "history", wing=wing)
-        if hidden:
-            notes.append(f"{hidden} superseded fact{'' if hidden == 1 else 's'} hidden; --history shows them")
+        facts, hidden, fact_drawers, fact_notes = entity_facts(
+            palace, plan, history=history or plan.intent == "history", wing=wing)
+        if plan.intent in FACT_INTENTS:
+            notes += fact_notes
+            if hidden:
+                notes.append(f"{hidden} superseded fact{'' if hidden == 1 else 's'} hidden; --history shows them")
 
     lists = [
         RankedList("bm25", weights.get("bm25", 0.0), retrievers.bm25(conn, plan.terms, allowed)),
@@ -229,7 +238,7 @@ def ask(
         lists.append(RankedList("date", weights["date"], retrievers.date_list(conn, lists, tiers)))
     if weights.get("recent"):
         lists.append(RankedList("recent", weights["recent"], retrievers.recent(conn, lists)))
-    fused = fuse(lists)[:top_k]
+    fused = _diversified(conn, fuse(lists), top_k)
 
     hits = _hits(conn, fused, plan, window_mode, entity_names)
     summary = PlanSummary(
@@ -254,7 +263,7 @@ def ask(
         palace=str(palace.path),
         plan=summary,
         changes=changes,
-        facts=facts if plan.intent in ("entity", "current", "history") else (),
+        facts=facts if plan.intent in FACT_INTENTS else (),
         hidden_superseded=hidden,
         results=tuple(hits),
         elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
@@ -263,16 +272,18 @@ def ask(
 
 def entity_facts(
     palace: "Palace", plan: Plan, *, history: bool = False, wing: str | None = None
-) -> tuple[tuple[FactView, ...], int, dict[str, tuple[int, ...]]]:
+) -> tuple[tuple[FactView, ...], int, dict[str, tuple[int, ...]], list[str]]:
     """The typed facts (not ``mentioned_with``) about the plan's entities, not retracted,
     in the plan's window when it has one (valid time overlapping it).
 
-    Without ``history``, only facts valid at the plan's ``now`` (valid time: begun by
-    then, not superseded or ended by then). Returns ``(facts, hidden, drawers)``: facts
-    whose predicate the question names ("report" → ``reports_to``) first, then the latest
-    (with ``history``: in valid-time order); the number of facts superseded or ended by
-    ``now`` that were left out; and their drawers in that order, each with the indexes of the
-    plan entities its facts are about (for :func:`palace.retrievers.graph`)."""
+    Without ``history``: the states valid at the plan's ``now`` (begun by then, not
+    superseded or ended by then) and — except for a current-state question — the events
+    of record (a decision, an approval) that happened by then. Returns ``(facts, hidden,
+    drawers, notes)``: facts whose predicate the question names ("report" →
+    ``reports_to``) first, then the latest (with ``history``: in valid-time order); the
+    number of states superseded or ended by ``now`` that were left out; their drawers in
+    that order, each with the indexes of the plan entities its facts are about (for
+    :func:`palace.retrievers.graph`); and notes on what else was left out."""
     conn = palace.conn
     ids = [i for e in plan.entities for i in e.entity_ids]
     marks = ",".join("?" * len(ids))
@@ -285,19 +296,28 @@ def entity_facts(
         base += " AND (f.valid_from IS NULL OR f.valid_from < ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
         params += [plan.window.end.isoformat(), plan.window.start.isoformat()]
     day = (plan.now or dt.date.today()).isoformat()
-    current = " AND (f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
-    hidden = 0
+    events = json.dumps(sorted(name for name, spec in palace.registry.items() if spec.kind == "event"))
+    is_event = "f.predicate IN (SELECT value FROM json_each(?))"
+    begun = "(f.valid_from IS NULL OR f.valid_from <= ?)"
+    hidden, notes = 0, []
     if history:
         views = fact_views(conn, base, params, limit=500, registry=palace.registry)
     else:
-        views = fact_views(conn, base + current, params + [day, day], limit=500, registry=palace.registry)
-        # past events (a decision, an approval) are not state: neither current nor hidden
-        events = {name for name, spec in palace.registry.items() if spec.kind == "event"}
-        hidden = conn.execute(
-            f"SELECT count(*) FROM facts f WHERE {base} AND f.valid_to <= ?"
-            f" AND f.predicate NOT IN (SELECT value FROM json_each(?))",
-            params + [day, json.dumps(sorted(events))],
-        ).fetchone()[0]
+        state_now = f"(NOT {is_event} AND {begun} AND (f.valid_to IS NULL OR f.valid_to > ?))"
+        wanted = state_now if plan.intent == "current" else f"({state_now} OR ({is_event} AND {begun}))"
+        extra = [events, day, day] + ([] if plan.intent == "current" else [events, day])
+        views = fact_views(conn, f"{base} AND {wanted}", params + extra, limit=500, registry=palace.registry)
+        def count(condition: str, more: list) -> int:
+            return conn.execute(f"SELECT count(*) FROM facts f WHERE {base} AND {condition}", params + more).fetchone()[0]
+        hidden = count(f"NOT {is_event} AND f.valid_to <= ?", [events, day])
+        later = count("f.valid_from > ?", [day])
+        if later:
+            notes.append(f"{later} fact{'' if later == 1 else 's'} dated after {day} (--now) left out")
+        if plan.intent == "current":
+            past = count(f"{is_event} AND {begun}", [events, day])
+            if past:
+                notes.append(f"{past} event{'' if past == 1 else 's'} (decisions, approvals…) left out: a"
+                             " current-state answer lists states; --history shows everything")
     named = _named_predicates(plan.terms, palace.registry)
     ordered = sorted(views, key=lambda v: v.id)  # stable sorts: named predicates, then by valid time
     ordered.sort(key=lambda v: v.valid_from or "", reverse=not history)  # latest first, unless a timeline
@@ -313,7 +333,7 @@ def entity_facts(
     for view in ordered:
         about = {index_of[i] for i in ends.get(view.id, ()) if i in index_of}
         drawers[view.drawer_id] = tuple(sorted(set(drawers.get(view.drawer_id, ())) | about))
-    return tuple(ordered[:FACTS_SHOWN]), hidden, drawers
+    return tuple(ordered[:FACTS_SHOWN]), hidden, drawers, notes
 
 
 def _named_predicates(terms: tuple[str, ...], registry: dict) -> set[str]:
@@ -396,10 +416,46 @@ def _snippet(text: str, terms: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     return prefix + piece + suffix, found
 
 
-def _hits(conn, fused, plan: Plan, window_mode: str, entity_names: dict[str, tuple[str, ...]]) -> list[Hit]:
+def _diversified(conn, fused: list, top_k: int) -> list:
+    """The first ``top_k`` of the fused list, each drawer's copies folded into it.
+
+    A drawer whose text (whitespace aside) equals a better one's is dropped: minutes
+    repeat an issue's header block in every meeting, and five copies hide the answer. Its
+    place is noted in the better hit's ``same_text_in``. (Capping the drawers of one file
+    at three before other files had their turn was tried and cost 3 points of recall@1 on
+    the Rust dev set: the answer is often a file's fourth passage.) Returns
+    ``[(drawer_id, score, contributions, same_text_in)]``."""
     if not fused:
         return []
     ids = [d for d, _, _ in fused]
+    rows = {
+        r["id"]: r for r in conn.execute(
+            "SELECT d.id, d.text, d.line_start, f.path FROM drawers d JOIN files f ON f.id = d.file_id"
+            " WHERE d.id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
+    }
+    first_of: dict[str, int] = {}
+    copies: dict[int, list[str]] = {}
+    kept: list[tuple] = []
+    for item in fused:
+        row = rows.get(item[0])
+        if row is None:
+            continue
+        text = " ".join(row["text"].split())
+        if text in first_of:
+            copies[first_of[text]].append(f"{row['path']}:{row['line_start']}")
+            continue
+        first_of[text] = len(kept)
+        copies[len(kept)] = []
+        kept.append(item)
+        if len(kept) == top_k:
+            break
+    return [(*item, tuple(copies[i])) for i, item in enumerate(kept)]
+
+
+def _hits(conn, fused, plan: Plan, window_mode: str, entity_names: dict[str, tuple[str, ...]]) -> list[Hit]:
+    if not fused:
+        return []
+    ids = [d for d, _, _, _ in fused]
     rows = {
         r["id"]: r
         for r in conn.execute(
@@ -410,7 +466,7 @@ def _hits(conn, fused, plan: Plan, window_mode: str, entity_names: dict[str, tup
     }
     window = f"{plan.window} [{window_mode}]" if plan.window else None
     hits = []
-    for rank, (drawer, score, parts) in enumerate(fused, start=1):
+    for rank, (drawer, score, parts, same_text_in) in enumerate(fused, start=1):
         row = rows.get(drawer)
         if row is None:
             continue
@@ -430,6 +486,7 @@ def _hits(conn, fused, plan: Plan, window_mode: str, entity_names: dict[str, tup
                 heading_path=tuple(json.loads(row["heading_path"])),
                 snippet=snippet,
                 why=Why(parts, matched, entity_names.get(drawer, ()), window),
+                same_text_in=same_text_in,
             )
         )
     return hits

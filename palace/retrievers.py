@@ -149,9 +149,12 @@ def vector(
         wanted = set(ids)
         found = palace.vectors.query(vector, CANDIDATES * 5, where=where)
         return tuple((d, 1.0 - dist) for d, dist in found if d in wanted)[:CANDIDATES]
-    found = palace.vectors.query(vector, CANDIDATES)
+    # Chroma's HNSW search is approximate, and its misses vary between processes (a
+    # drawer at rank 70 of 100 came and went with PYTHONHASHSEED); asking for three times
+    # as many raises its search breadth (ef) and keeps the first hundred stable
+    found = palace.vectors.query(vector, CANDIDATES * 3)
     live = _live_ids(palace.conn, [d for d, _ in found])
-    return tuple((d, 1.0 - dist) for d, dist in found if d in live)
+    return tuple((d, 1.0 - dist) for d, dist in found if d in live)[:CANDIDATES]
 
 
 def _drawers_by_rowid(conn, rowids, columns: str = "id"):

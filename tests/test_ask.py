@@ -113,7 +113,7 @@ def test_json_shape_is_stable(sample_palace):
                                  "notes"}
     hit = data["results"][0]
     assert set(hit) == {"rank", "drawer_id", "score", "path", "wing", "room", "line_start", "line_end", "date",
-                        "title", "heading_path", "snippet", "why"}
+                        "title", "heading_path", "snippet", "why", "same_text_in"}
     assert set(hit["why"]) == {"retrievers", "matched_terms", "matched_entities", "date_window"}
     assert set(hit["why"]["retrievers"][0]) == {"retriever", "rank", "score", "weight", "rrf"}
     assert any(e["name"] == "Bob Okafor" for e in data["plan"]["entities"])
@@ -156,3 +156,26 @@ def test_a_window_keeps_an_undated_note_only_when_its_file_was_modified_in_it(tm
         assert "policy.md" in paths
         assert "2021-05-01.md" not in paths and "rules.md" not in paths
         assert "1 drawer dated in it (+1 that mention a day in it or whose file was modified in it)" in result.plan.notes[0]
+
+
+def test_copies_of_one_passage_are_folded_into_the_best(tmp_path):
+    from palace.core import Palace
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    body = " ".join(f"Point {i}: the travel grant policy needs a decision on caps, receipts and deadlines."
+                    for i in range(12))
+    header = f"## Travel grant policy\n\nIssue #123, labels: needs-decision, nominated. {body}\n"
+    for day in ("2024-05-03", "2024-05-17", "2024-05-31"):
+        chatter = " ".join(f"Item {i} of the {day} agenda was discussed at length by everyone present." for i in range(40))
+        (root / f"{day}.md").write_text(f"# Meeting {day}\n\n{chatter}\n\n{header}\n## Other\n\n{chatter}\n")
+    (root / "policy.md").write_text("# Travel grant policy\n\nGrants cover travel up to $2000 a year.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root)
+        result = palace.ask("travel grant policy needs decision", now=NOW)
+        copies = [hit for hit in result.results if "Issue #123" in hit.snippet]
+        assert len(copies) == 1  # one of three identical passages
+        assert len(copies[0].same_text_in) == 2
+        assert {copies[0].path, *(c.split(":")[0] for c in copies[0].same_text_in)} == {
+            "2024-05-03.md", "2024-05-17.md", "2024-05-31.md"}
+        assert any(hit.path == "policy.md" for hit in result.results)

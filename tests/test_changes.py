@@ -22,6 +22,7 @@ NOTES = {
     "2024-04-02.md": "# Cardiology\n\nRuth Whitfield saw the cardiologist at York Hospital. "
                      "The cardiologist switched her to Metoprolol.\n",
     "2024-02-01.md": "# Team\n\nBob Okafor reports to Alice Chen.\n",
+    "2024-02-14.md": "# Budget\n\nAlice Chen approved the Harbor budget on 14 February.\n",
 }
 
 
@@ -61,6 +62,7 @@ def test_what_changed_in_a_window_is_the_graph_diff_in_valid_time(mined):
 
     q1 = palace.ask("what changed in Q1 2024", now=LATER)
     assert flat(q1.changes) == [
+        ("Alice Chen", "began", "2024-02-14", "Harbor budget", None),
         ("Bob Okafor", "began", "2024-02-01", "Alice Chen", None),
         ("Ruth Whitfield", "began", "2024-01-10", "Lisinopril", None),
     ]
@@ -101,6 +103,20 @@ def test_current_state_hides_superseded_facts_and_says_how_many(mined):
     assert [f.object for f in earlier.facts] == ["Lisinopril"]
 
 
+def test_entity_answers_list_states_and_events_current_state_answers_only_states(mined):
+    palace, _ = mined
+    who = palace.ask("who is Alice Chen", now=LATER)
+    assert who.plan.intent == "entity"
+    assert sorted((f.subject, f.predicate, f.object) for f in who.facts) == [
+        ("Alice Chen", "approved", "Harbor budget"), ("Bob Okafor", "reports_to", "Alice Chen")]
+    now = palace.ask("who reports to Alice Chen now", now=LATER)
+    assert [(f.subject, f.predicate) for f in now.facts] == [("Bob Okafor", "reports_to")]
+    assert any(n.startswith("1 event (decisions, approvals…) left out") for n in now.plan.notes)
+    before = palace.ask("who is Alice Chen", now=dt.date(2024, 2, 5))  # the approval came later
+    assert [f.predicate for f in before.facts] == ["reports_to"]
+    assert "1 fact dated after 2024-02-05 (--now) left out" in before.plan.notes
+
+
 def test_history_questions_list_every_fact_in_valid_time_order(mined):
     palace, _ = mined
     result = palace.ask("history of Ruth Whitfield's medication", now=LATER)
@@ -133,16 +149,22 @@ def test_batch_answers_every_line_in_one_process(mined, tmp_path):
         "\n"
         '{"question": "x", "wing": "no-such-wing"}\n'
         "{not json\n"
+        '{"question": "what changed in Q4", "top_k": "five"}\n'
+        '{"question": "what changed in Q4", "top_k": 0}\n'
+        "what does Ruth Whitfield take now\n"
     )
     out = runner.invoke(app, ["ask", "--batch", str(questions), "--now", "2024-12-01", "--palace", str(palace.path)])
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert out.exit_code == 1  # two lines failed, after every line was tried
-    assert len(lines) == 4
+    assert len(lines) == 7
     assert lines[0]["plan"]["intent"] == "current" and lines[0]["facts"][0]["object"] == "Metoprolol"
     assert lines[1]["plan"]["date_window"] == {"start": "2024-01-01", "end": "2024-04-01", "granularity": "quarter"}
     assert lines[1]["plan"]["now"] == "2024-05-01"
     assert lines[2]["line"] == 4 and "no wing 'no-such-wing'" in lines[2]["error"]
     assert lines[3]["line"] == 5 and lines[3]["error"].startswith("not JSON")
+    assert lines[4]["error"] == "'top_k' must be a whole number 1-200, not 'five'"
+    assert lines[5]["error"] == "'top_k' must be a whole number 1-200, not 0"
+    assert lines[6]["facts"][0]["object"] == "Metoprolol"  # the lines after bad ones are answered
 
 
 def test_ask_needs_a_question_or_a_batch_not_both(mined, tmp_path):

@@ -147,8 +147,9 @@ def test_intents(question, intent):
 
 
 def test_a_name_alone_is_an_entity_question(sample_palace):
-    plan = plan_question(sample_palace.conn, "Bob Okafor", now=NOW)
+    plan = plan_question(sample_palace.conn, "Bob Okafor?", now=NOW)
     assert plan.intent == "entity" and plan.intent_cue == "a name alone"
+    assert plan_question(sample_palace.conn, "what did Bob Okafor say about Harbor", now=NOW).intent == "lookup"
 
 
 @pytest.fixture(scope="module")
