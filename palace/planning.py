@@ -97,6 +97,8 @@ class Plan:
     now: dt.date | None = None
 
 
+#: Drawers sampled to see how the notes write a phrase (capitalised or not).
+CASE_SAMPLE = 200
 #: A name written in lower case in a question must have been read this often in the notes.
 MIN_MENTIONS_LOWERCASE = 5
 _VAGUE_PART = re.compile(r"\b(?:early|mid|late|end\s+of|beginning\s+of|start\s+of)\b", re.IGNORECASE)
@@ -229,8 +231,8 @@ def _mostly_a_name(conn: sqlite3.Connection, phrase: str, entity_ids: list[int])
     words = re.findall(r"\w+", phrase)
     if not words or any(ch in phrase for ch in "*?[]"):
         return False
-    holding = [r[0] for r in conn.execute(
-        "SELECT rowid FROM drawers_fts WHERE drawers_fts MATCH ?", (f'text : "{" ".join(words)}"',))]
+    holding = [r[0] for r in conn.execute(  # a sample is enough to tell a name from a word
+        "SELECT rowid FROM drawers_fts WHERE drawers_fts MATCH ? LIMIT ?", (f'text : "{" ".join(words)}"', CASE_SAMPLE))]
     if not holding:
         return False
     edge = "[^A-Za-z0-9_]"
