@@ -56,18 +56,22 @@ def _run_foreground(watcher, *, quiet: bool) -> None:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     logging.getLogger("palace.watch").addHandler(handler)
     logging.getLogger("palace.watch").setLevel(logging.INFO)
-    stopping = []
+    import threading
+
+    stopping: list[int] = []
+    wake = threading.Event()
 
     def ask_to_stop(signum, frame):  # noqa: ARG001
         stopping.append(signum)
+        wake.set()
 
     signal.signal(signal.SIGTERM, ask_to_stop)
     signal.signal(signal.SIGINT, ask_to_stop)
     watcher.start()
     try:
-        if quiet:
+        if quiet:  # no terminal: wake only to see whether the watcher still lives
             while not stopping and watcher.alive:
-                time.sleep(0.2)
+                wake.wait(2.0)
         else:
             from rich.live import Live
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import fcntl
+import gc
 import json
 import logging
 import os
@@ -209,16 +210,27 @@ class _Queue:
         self.paths: dict[int, dict[str, float]] = {}
         self.scans: dict[int, float] = {}
         self.last_event = 0.0
+        self.arrived = threading.Event()  # wakes the watcher thread: no polling while idle
 
     def add(self, index: int, rel: str) -> None:
         with self._lock:
             self.last_event = time.monotonic()
             self.paths.setdefault(index, {})[rel] = self.last_event
+        self.arrived.set()
 
     def scan(self, index: int) -> None:
         with self._lock:
             self.last_event = time.monotonic()
             self.scans[index] = self.last_event
+        self.arrived.set()
+
+    def next_due(self, quiet: float) -> float | None:
+        """Seconds until the next root's paths or scan are quiet long enough, or None."""
+        with self._lock:
+            latest = [max(p.values()) for p in self.paths.values() if p] + list(self.scans.values())
+        if not latest:
+            return None
+        return max(0.0, min(latest) + quiet - time.monotonic())
 
     def __len__(self) -> int:
         with self._lock:
@@ -339,6 +351,7 @@ class Watcher:
     def stop(self, timeout: float = 60.0) -> None:
         """Stop observing, let the current mine step finish, release the lock."""
         self._stop.set()
+        self.stop_event_wakes()
         for observer in self._observers:
             observer.stop()
         for observer in self._observers:
@@ -421,6 +434,11 @@ class Watcher:
             with Palace.open(self.palace_dir) as palace:
                 for index in range(len(self.roots)):
                     self._catch_up(palace, index)
+                # spaCy, Chroma and the model stay for the watcher's life: collect once, then
+                # move what is left out of the collector's sight, so that an idle watcher's
+                # rare collections do not walk hundreds of MB of objects (gc.freeze)
+                gc.collect()
+                gc.freeze()
                 self._ready.set()
                 self.state.ready = True
                 self._write_state()
@@ -434,13 +452,29 @@ class Watcher:
                         beat = time.monotonic()
                     if not worked:
                         self._idle.set()
-                        self._stop.wait(0.05)
+                        self._sleep(beat)
         except Exception as exc:  # never die silently: say so in the log and the state
             log.exception("the watcher stopped")
             self._error(None, f"the watcher stopped: {exc}")
             self.state.health = "stopped"
             self._write_state()
             raise
+
+    def _sleep(self, beat: float) -> None:
+        """Wait for the first of: an event, the next due path, a retry, the heartbeat,
+        or stop. Idle, the thread wakes once per heartbeat."""
+        waits = [HEARTBEAT_S - (time.monotonic() - beat)]
+        due = self.queue.next_due(self.debounce)
+        if due is not None:
+            waits.append(due)
+        waits += [at - time.monotonic() for at in self._retry_at.values()]
+        timeout = max(0.0, min(waits))
+        if self.queue.arrived.wait(timeout):
+            self.queue.arrived.clear()
+
+    def stop_event_wakes(self) -> None:
+        """Wake the watcher thread (used by :meth:`stop`)."""
+        self.queue.arrived.set()
 
     def _catch_up(self, palace, index: int) -> None:
         root, state = self.roots[index], self.state.roots[index]
