@@ -191,6 +191,11 @@ def mine(
     on_file = on_file or (lambda outcome: None)
 
     decisions = list(walk(root, PathFilter(root)))
+    try:  # a palace kept inside the folder it mines is not part of the notes
+        inside = palace.path.resolve().relative_to(root).as_posix()
+        decisions = [d for d in decisions if d.path != inside and not d.path.startswith(inside + "/")]
+    except ValueError:
+        pass
     if paths is not None:
         wanted = set(paths)
         decisions = [d for d in decisions if d.path in wanted and not d.is_dir]

@@ -258,8 +258,9 @@ class _Queue:
 class _Handler:
     """The watchdog event handler of one root: turns events into queue entries."""
 
-    def __init__(self, index: int, root: Path, queue: _Queue) -> None:
+    def __init__(self, index: int, root: Path, queue: _Queue, palace_rel: str | None = None) -> None:
         self.index, self.root, self.queue = index, root, queue
+        self.palace_rel = palace_rel  # the palace's own folder, when it lies in the root
 
     def dispatch(self, event) -> None:  # watchdog's handler protocol
         try:
@@ -282,7 +283,8 @@ class _Handler:
         ends = [self._rel(event.src_path)]
         if kind == "moved":
             ends.append(self._rel(event.dest_path))
-        ends = [rel for rel in ends if rel]
+        ends = [rel for rel in ends if rel and not (
+            self.palace_rel and (rel == self.palace_rel or rel.startswith(self.palace_rel + "/")))]
         if event.is_directory:
             if kind != "modified" and any(_relevant(rel + "/x") for rel in ends):
                 self.queue.scan(self.index)  # a new, moved or deleted folder: scan the root
@@ -388,15 +390,15 @@ class Watcher:
         native = Observer()
         poller = PollingObserver(timeout=self.poll_interval)
         self._observers = [native, poller]
+        native.start()  # started first: a running observer starts each watch as it is
+        poller.start()  # scheduled, so an inotify limit raises in schedule() and is caught
         for index, root in enumerate(self.roots):
             self._schedule(index, root, native, poller)
-        native.start()
-        poller.start()
 
     def _schedule(self, index: int, root: Path, native, poller) -> None:
         """Watch one root natively, or by polling where native events cannot work."""
         state = self.state.roots[index]
-        handler = _Handler(index, root, self.queue)
+        handler = _Handler(index, root, self.queue, self._inside(root))
         fs = filesystem_type(root)
         reason = ""
         if self.polling:
@@ -413,6 +415,14 @@ class Watcher:
         self._watches[index] = poller.schedule(handler, str(root), recursive=True)
         state.observer, state.reason = "polling", reason
         log.warning("polling %s: %s", root, reason)
+
+    def _inside(self, root: Path) -> str | None:
+        """The palace folder relative to ``root`` when it lies inside it (its own writes
+        must not wake the watcher), else None."""
+        try:
+            return self.palace_dir.resolve().relative_to(root).as_posix()
+        except ValueError:
+            return None
 
     def _reschedule(self, index: int) -> None:
         native, poller = self._observers

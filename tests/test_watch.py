@@ -269,3 +269,38 @@ def test_the_daemon_starts_reports_and_stops(tmp_path, notes):
     after = subprocess.run([*cli, "daemon", "status", "--palace", str(palace_dir)], capture_output=True, text=True)
     assert after.returncode == 3 and "no watcher runs" in after.stdout
     assert (palace_dir / "watch.log").read_text().count("ready: watching") == 1
+
+
+def test_polling_takes_over_when_native_events_fail(tmp_path, notes, monkeypatch):
+    import errno
+
+    from watchdog.observers import Observer
+
+    def no_more_watches(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "inotify watch limit reached")
+
+    monkeypatch.setattr(Observer, "schedule", no_more_watches)
+    w = Watcher(tmp_path / "palace", [notes], debounce=0.2, poll_interval=0.3)
+    w.start()
+    try:
+        assert w.wait_ready(120)
+        state = read_state(tmp_path / "palace")
+        assert state["roots"][0]["observer"] == "polling" and "watch limit" in state["roots"][0]["reason"]
+        assert state["health"] == "degraded"
+        (notes / "polled.md").write_text("# Polled\n\nSeen by polling.\n")
+        assert wait_for(lambda: "polled.md" in drawers(tmp_path / "palace"), timeout=30)
+    finally:
+        w.stop()
+
+
+def test_a_palace_inside_the_watched_folder_does_not_wake_it(tmp_path, notes, outcomes):
+    w = Watcher(notes / "palace-data", [notes], debounce=0.2)
+    w.start()
+    try:
+        assert w.wait_ready(120)
+        updates = w.state.updates
+        time.sleep(6)  # a heartbeat rewrites watch.json inside the watched folder
+        assert w.state.updates == updates
+        assert "palace-data/watch.json" not in " ".join(outcomes())
+    finally:
+        w.stop()
