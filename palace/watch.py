@@ -449,9 +449,9 @@ class Watcher:
                 # rare collections do not walk hundreds of MB of objects (gc.freeze)
                 gc.collect()
                 gc.freeze()
-                self._ready.set()
                 self.state.ready = True
-                self._write_state()
+                self._write_state()  # before wait_ready() returns: a reader sees it ready
+                self._ready.set()
                 log.info("ready: watching %s", ", ".join(str(r) for r in self.roots))
                 beat = time.monotonic()
                 while not self._stop.is_set():
