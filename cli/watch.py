@@ -135,16 +135,23 @@ def daemon_status(
 
     palace_path = resolve_palace_path(palace_dir)
     running = is_locked(palace_path)
-    state = read_state(palace_path) if running else None
+    state = read_state(palace_path)
     report = {"palace": str(palace_path), "running": running, "pid": read_pid(palace_path) if running else None,
               "state": state}
     if as_json:
         typer.echo(json.dumps(report, indent=2))
+        if not running:
+            raise typer.Exit(3)
         return
     if not running:
         typer.echo(f"no watcher runs for {palace_path}")
+        if state:
+            ended = state.get("stopped_at") or state.get("heartbeat") or "?"
+            how = "stopped" if state.get("stopped_at") else "died (no clean stop)"
+            last = state["errors"][-1]["error"] if state.get("errors") else ""
+            typer.echo(f"  the last one (pid {state['pid']}) {how} at {ended}" + (f": {last}" if last else ""))
         raise typer.Exit(3)
-    if not state:
+    if not state or state.get("pid") != report["pid"]:
         typer.echo(f"a watcher runs (pid {report['pid']}) but has written no status yet")
         return
     typer.echo(f"watcher pid {state['pid']}: {state['health']}{'' if state['ready'] else ' (catching up)'}")

@@ -17,6 +17,8 @@ from palace.errors import ModelMismatch, PalaceNotFound, UsageError
 from palace.vectors import VectorIndex
 
 if TYPE_CHECKING:
+    import threading
+
     from palace.embedding import Embedder
     from palace.mining import FileOutcome, MineReport
     from palace.query import AskResult
@@ -125,12 +127,14 @@ class Palace:
         on_start: "Callable[[int], None] | None" = None,
         paths: "Collection[str] | None" = None,
         verify: bool = False,
+        cancel: "threading.Event | None" = None,
     ) -> "MineReport":
         """Mine the folder ``root`` into the wing ``wing`` (default: the folder's name);
-        ``paths`` and ``verify`` as in :func:`palace.mining.mine`."""
+        ``paths``, ``verify`` and ``cancel`` as in :func:`palace.mining.mine`."""
         from palace.mining import mine
 
-        return mine(self, Path(root), wing=wing, on_file=on_file, on_start=on_start, paths=paths, verify=verify)
+        return mine(self, Path(root), wing=wing, on_file=on_file, on_start=on_start, paths=paths, verify=verify,
+                    cancel=cancel)
 
     def ask(self, question: str, **options) -> "AskResult":
         """Answer ``question`` with cited drawers; see :func:`palace.query.ask`."""

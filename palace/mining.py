@@ -164,6 +164,7 @@ def mine(
     on_start: Callable[[int], None] | None = None,
     paths: Collection[str] | None = None,
     verify: bool = False,
+    cancel: threading.Event | None = None,
 ) -> MineReport:
     """Mine ``root`` into ``wing``; return a :class:`MineReport`.
 
@@ -174,8 +175,10 @@ def mine(
     skipped unless ``verify`` (then its bytes are hashed: an edit that kept both is
     found). A note that left one path while a note with the same bytes appeared at
     another is **moved**: its drawers, facts and vectors follow it, nothing is
-    re-embedded. Raises :class:`UsageError` if ``root`` is not a folder. A file that
-    fails is recorded with its reason and the run goes on.
+    re-embedded. ``cancel``, once set, ends the run early and cleanly: the files stored
+    so far stay, drawers not yet embedded are embedded by the next run, the rest waits
+    for it (the watcher's stop). Raises :class:`UsageError` if ``root`` is not a folder.
+    A file that fails is recorded with its reason and the run goes on.
     """
     started = time.perf_counter()
     started_at = recorded_now()
@@ -215,7 +218,10 @@ def mine(
         outcomes.append(outcome)
         on_file(outcome)
 
+    cancel = cancel or threading.Event()
     for decision in decisions:
+        if cancel.is_set():
+            break
         rel = decision.path + ("/" if decision.is_dir else "")
         seen.add(rel)
         if decision.action == "skip":
@@ -271,7 +277,7 @@ def mine(
         row for rel, row in known.items()
         if rel not in seen and not any(u == "." or rel.startswith(u.rstrip("/") + "/") for u in unreadable)
         and (paths is None or rel in wanted)
-    ]
+    ] if not cancel.is_set() else []  # a walk cut short has not seen every file: delete nothing
     pending, vanished = _moves(conn, root, pending, vanished, done)
     for row in vanished:
         with store.transaction(conn):
@@ -280,7 +286,7 @@ def mine(
         done(FileOutcome(row["path"], "deleted", "no longer under the root"))
 
     embedded_count = [0]
-    worker = _EmbedWorker(palace, _one_core(embedder))
+    worker = _EmbedWorker(palace, _one_core(embedder), cancel)
     worker.start()
     leftovers = _unembedded(conn)  # drawers an earlier, interrupted run did not embed
     submitted = {item[0] for item in leftovers}
@@ -291,7 +297,7 @@ def mine(
         # run once it ends (the watcher mines for days; nothing of a Doc outlives the loop)
         zone = extractor.nlp.memory_zone() if pending else contextlib.nullcontext()
         with zone:
-            _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done)
+            _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done, cancel)
         if any(o.status != "unchanged" for o in outcomes):
             with store.transaction(conn):
                 link_lowercase_mentions(conn, wing)
@@ -332,10 +338,14 @@ def mine(
     )
 
 
-def _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done) -> None:
+def _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done,
+                       cancel: threading.Event) -> None:
     """Run the NLP over the pending notes and store each one in its own transaction,
-    handing its new drawers to the embedding worker as soon as it is committed."""
+    handing its new drawers to the embedding worker as soon as it is committed. Stops
+    between notes once ``cancel`` is set."""
     for item, failure in _run_nlp(extractor, pending):
+        if cancel.is_set():
+            break
         if failure:
             _record_file(conn, wing, root, item.rel, "failed", failure, known.get(item.rel))
             done(FileOutcome(item.rel, "failed", failure))
@@ -711,9 +721,10 @@ class _EmbedWorker:
     both cores embed the tail. Each consumer writes through its own SQLite connection (WAL).
     """
 
-    def __init__(self, palace: "Palace", embedder) -> None:
+    def __init__(self, palace: "Palace", embedder, cancel: threading.Event | None = None) -> None:
         self.palace = palace
         self.embedder = embedder
+        self.cancel = cancel or threading.Event()  # set: stop after the batch at hand
         self.queue: "queue.Queue[list | None]" = queue.Queue()
         self.thread = threading.Thread(target=self._run, name="palace-embed", daemon=True)
         self.error: BaseException | None = None
@@ -731,13 +742,16 @@ class _EmbedWorker:
         """Embed what is left with both threads; re-raise the worker's error, if any."""
         self.queue.put(None)
         try:
-            while self.error is None:
+            while self.error is None and not self.cancel.is_set():
                 batch = self.queue.get()
                 if batch is None:
                     self.queue.put(None)  # leave the sentinel for the worker
                     break
                 self._embed(self.palace.conn, batch)
         finally:
+            self.thread.join()
+        if self.cancel.is_set():  # the worker may be waiting on an empty queue
+            self.queue.put(None)
             self.thread.join()
         if self.error is not None:
             raise self.error
@@ -748,7 +762,7 @@ class _EmbedWorker:
         try:
             while True:
                 batch = self.queue.get()
-                if batch is None:
+                if batch is None or self.cancel.is_set():  # left unembedded: the next run's leftovers
                     self.queue.put(None)  # the main thread may still be waiting for it
                     break
                 self._embed(conn, batch)

@@ -139,13 +139,12 @@ def vector(
             return ()
         ids = _ids_for_rowids(palace.conn, allowed)
         if len(ids) <= EXACT_SCAN_LIMIT:
-            got = palace.vectors.collection.get(ids=ids, include=["embeddings"])
-            if not len(got["ids"]):
+            found_ids, matrix = palace.vectors.embeddings(ids)
+            if not found_ids:
                 return ()
-            matrix = np.asarray(got["embeddings"], dtype=np.float32)
             sims = matrix @ vector
             order = np.argsort(-sims)[:CANDIDATES]
-            return tuple((got["ids"][i], float(sims[i])) for i in order)
+            return tuple((found_ids[i], float(sims[i])) for i in order)
         wanted = set(ids)
         found = palace.vectors.query(vector, CANDIDATES * 5, where=where)
         return tuple((d, 1.0 - dist) for d, dist in found if d in wanted)[:CANDIDATES]

@@ -4,10 +4,20 @@ Ids are drawer ids; metadata carries wing, room, path, ``embed_hash`` (to reuse 
 for text already embedded) and the drawer's date bounds as ``YYYYMMDD`` integers (Chroma
 ``where`` filters compare numbers). Chroma is opened lazily, with telemetry off, and is
 never asked to embed anything: palace passes the vectors it computed.
+
+Chroma's persistent client is not safe for several processes at once: an ``ask`` that
+read the HNSW files while a watcher wrote them crashed (SIGSEGV in Chroma's Rust
+bindings), and concurrent writers corrupted ``link_lists.bin``. So every Chroma call —
+opening the client, reads and writes — runs under an exclusive ``flock`` on
+``chroma.lock`` beside the store (and a re-entrant lock between the threads of one
+process). Writers hold it one batch at a time, so a reader waits at most one batch.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -21,6 +31,7 @@ if TYPE_CHECKING:
 
 COLLECTION = "drawers"
 CHROMA_DIRNAME = "chroma"
+LOCK_FILENAME = "chroma.lock"
 
 
 def date_number(iso: str | None) -> int | None:
@@ -33,17 +44,37 @@ class VectorIndex:
 
     def __init__(self, palace_dir: Path) -> None:
         self.path = palace_dir / CHROMA_DIRNAME
+        self._lock_path = palace_dir / LOCK_FILENAME
         self._client: "chromadb.ClientAPI | None" = None
         self._collection: Any = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._fd: int | None = None
+
+    @contextlib.contextmanager
+    def locked(self):
+        """Hold the cross-process Chroma lock (re-entrant within this process)."""
+        with self._lock:
+            if self._depth == 0:
+                self._fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(self._fd, fcntl.LOCK_EX)
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._fd is not None:
+                    fcntl.flock(self._fd, fcntl.LOCK_UN)
+                    os.close(self._fd)
+                    self._fd = None
 
     @property
     def collection(self) -> Any:
-        """The Chroma collection, opened on first use (thread-safe: Chroma's client cache
-        is not, so two threads opening it at once fail)."""
+        """The Chroma collection, opened on first use. Call its methods only inside
+        :meth:`locked` (the methods of this class do)."""
         if self._collection is not None:
             return self._collection
-        with self._lock:
+        with self.locked():
             return self._open()
 
     def _open(self) -> Any:
@@ -65,7 +96,8 @@ class VectorIndex:
         """The largest number of records Chroma accepts in one write."""
         self.collection  # opens the client
         assert self._client is not None
-        return int(self._client.get_max_batch_size())
+        with self.locked():
+            return int(self._client.get_max_batch_size())
 
     def upsert(self, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[dict]) -> None:
         """Write vectors (shape ``(len(ids), dim)``), in batches within Chroma's limit."""
@@ -73,11 +105,12 @@ class VectorIndex:
             return
         step = self.max_batch()
         for i in range(0, len(ids), step):
-            self.collection.upsert(
-                ids=list(ids[i:i + step]),
-                embeddings=vectors[i:i + step],
-                metadatas=list(metadatas[i:i + step]),
-            )
+            with self.locked():
+                self.collection.upsert(
+                    ids=list(ids[i:i + step]),
+                    embeddings=vectors[i:i + step],
+                    metadatas=list(metadatas[i:i + step]),
+                )
 
     def delete(self, ids: Sequence[str]) -> None:
         """Remove vectors by drawer id (ids that are absent are ignored)."""
@@ -85,16 +118,18 @@ class VectorIndex:
             return
         step = self.max_batch()
         for i in range(0, len(ids), step):
-            self.collection.delete(ids=list(ids[i:i + step]))
+            with self.locked():
+                self.collection.delete(ids=list(ids[i:i + step]))
 
     def vectors_by_embed_hash(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         """Return stored vectors for texts already embedded, keyed by ``embed_hash``."""
         found: dict[str, np.ndarray] = {}
         unique = list(dict.fromkeys(hashes))
         for i in range(0, len(unique), 500):
-            got = self.collection.get(
-                where={"embed_hash": {"$in": unique[i:i + 500]}}, include=["embeddings", "metadatas"]
-            )
+            with self.locked():
+                got = self.collection.get(
+                    where={"embed_hash": {"$in": unique[i:i + 500]}}, include=["embeddings", "metadatas"]
+                )
             for meta, vector in zip(got["metadatas"] or [], got["embeddings"] if got["embeddings"] is not None else []):
                 found.setdefault(meta["embed_hash"], np.asarray(vector, dtype=np.float32))
         return found
@@ -103,17 +138,27 @@ class VectorIndex:
         self, vector: np.ndarray, k: int, where: dict | None = None
     ) -> list[tuple[str, float]]:
         """Nearest drawers to ``vector``: ``[(drawer_id, cosine_distance)]``, best first."""
-        count = self.collection.count()
-        if count == 0:
-            return []
-        result = self.collection.query(
-            query_embeddings=vector.reshape(1, -1),
-            n_results=min(k, count),
-            where=where or None,
-            include=["distances"],
-        )
+        with self.locked():
+            count = self.collection.count()
+            if count == 0:
+                return []
+            result = self.collection.query(
+                query_embeddings=vector.reshape(1, -1),
+                n_results=min(k, count),
+                where=where or None,
+                include=["distances"],
+            )
         return list(zip(result["ids"][0], result["distances"][0]))
+
+    def embeddings(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The stored vectors of ``ids`` (those present): ``(ids, matrix)``, float32."""
+        with self.locked():
+            got = self.collection.get(ids=list(ids), include=["embeddings"])
+        if not len(got["ids"]):
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return list(got["ids"]), np.asarray(got["embeddings"], dtype=np.float32)
 
     def count(self) -> int:
         """Number of vectors stored."""
-        return int(self.collection.count())
+        with self.locked():
+            return int(self.collection.count())

@@ -78,7 +78,8 @@ class WatchState:
     caught up; ``queue`` counts paths waiting; ``mining`` names the paths being mined now;
     ``last_event`` / ``last_update`` are ISO moments (UTC); ``updates`` counts finished
     mine steps; ``errors`` keeps the last 20 (``{at, root, error}``); ``heartbeat`` is
-    rewritten every few seconds while the watcher lives."""
+    rewritten every few seconds while the watcher lives; ``stopped_at`` is set when it
+    stopped (the file stays, so ``palace daemon status`` can say how the last one ended)."""
 
     pid: int
     palace: str
@@ -94,6 +95,7 @@ class WatchState:
     health: str = "healthy"
     problems: list[str] = field(default_factory=list)
     heartbeat: str = ""
+    stopped_at: str | None = None
 
 
 def now_iso() -> str:
@@ -189,15 +191,24 @@ def filesystem_type(path: Path) -> str:
     return kind
 
 
-def _relevant(rel: str) -> bool:
+def _identity(folder: Path) -> tuple[int, int] | None:
+    """``(device, inode)`` of a folder, or None when it is gone."""
+    try:
+        st = folder.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if os.path.isdir(folder) else None
+
+
+def _relevant(rel: str, *, editor_files: bool = False) -> bool:
     """Whether a path under a root can matter: not inside a hidden or skipped folder,
-    not an editor's temp, swap, backup or lock file."""
+    not an editor's temp, swap, backup or lock file (unless ``editor_files``)."""
     parts = PurePosixPath(rel).parts
     if not parts:
         return False
     if any(p.startswith(".") or p in SKIPPED_FOLDERS for p in parts[:-1]):
         return False
-    return not is_editor_artifact(parts[-1])
+    return editor_files or not is_editor_artifact(parts[-1])
 
 
 class _Queue:
@@ -224,28 +235,25 @@ class _Queue:
             self.scans[index] = self.last_event
         self.arrived.set()
 
-    def next_due(self, quiet: float) -> float | None:
-        """Seconds until the next root's paths or scan are quiet long enough, or None."""
-        with self._lock:
-            latest = [max(p.values()) for p in self.paths.values() if p] + list(self.scans.values())
-        if not latest:
-            return None
-        return max(0.0, min(latest) + quiet - time.monotonic())
-
     def __len__(self) -> int:
         with self._lock:
             return sum(len(p) for p in self.paths.values()) + len(self.scans)
 
     def due(self, quiet: float) -> tuple[dict[int, set[str]], set[int]]:
         """Take the paths and scans quiet for ``quiet`` seconds: ``({root: paths}, scans)``.
-        A root's paths are taken together once its latest event is quiet, so both ends
-        of a move (and a burst of files) go to one mine step."""
+        Each path waits for its own quiet, so a file written without pause does not hold
+        back the others; the two ends of a move share their moment and go together, and
+        so do the files of a burst that settled at once."""
         now = time.monotonic()
         with self._lock:
             taken: dict[int, set[str]] = {}
             for index, paths in list(self.paths.items()):
-                if paths and now - max(paths.values()) >= quiet:
-                    taken[index] = set(paths)
+                ready = {rel for rel, at in paths.items() if now - at >= quiet}
+                if ready:
+                    taken[index] = ready
+                    for rel in ready:
+                        del paths[rel]
+                if not paths:
                     del self.paths[index]
             scans = {i for i, at in self.scans.items() if now - at >= quiet}
             for index in scans:
@@ -253,6 +261,14 @@ class _Queue:
                 taken.pop(index, None)  # a whole scan covers them
                 self.paths.pop(index, None)
             return taken, scans
+
+    def next_due_paths(self, quiet: float) -> float | None:
+        """Seconds until the first queued path or scan is quiet long enough, or None."""
+        with self._lock:
+            moments = [at for p in self.paths.values() for at in p.values()] + list(self.scans.values())
+        if not moments:
+            return None
+        return max(0.0, min(moments) + quiet - time.monotonic())
 
 
 class _Handler:
@@ -289,12 +305,17 @@ class _Handler:
             if kind != "modified" and any(_relevant(rel + "/x") for rel in ends):
                 self.queue.scan(self.index)  # a new, moved or deleted folder: scan the root
             return
-        for rel in ends:
+        for position, rel in enumerate(ends):
             name = PurePosixPath(rel).name
             if name in IGNORE_FILES and _relevant(rel):
                 self.queue.scan(self.index)  # the ignore rules changed
             elif _relevant(rel):
                 self.queue.add(self.index, rel)
+            elif kind == "deleted" or (kind == "moved" and position == 0):
+                # an editor file that left: a whole-folder scan may have recorded it as
+                # skipped, and its row must go (a path never recorded costs nothing)
+                if _relevant(rel, editor_files=True):
+                    self.queue.add(self.index, rel)
 
 
 class Watcher:
@@ -319,6 +340,11 @@ class Watcher:
             if not root.is_dir():
                 raise UsageError(f"not a folder: {root}", hint="give `palace watch` folders of notes")
             self.roots.append(root.resolve())
+        names = [r.name or "root" for r in self.roots]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise UsageError(f"two folders would be the wing {twice[0]!r}: {', '.join(str(r) for r in self.roots if r.name == twice[0])}",
+                             hint="watch them from separate palaces, or mine one with `palace mine --wing`")
         self.debounce = debounce
         self.polling = polling
         self.poll_interval = poll_interval
@@ -332,6 +358,7 @@ class Watcher:
         self._thread: threading.Thread | None = None
         self._observers: list = []
         self._watches: dict[int, object] = {}
+        self._identities: dict[int, tuple[int, int] | None] = {}
         self._retry_at: dict[int, float] = {}
         self._backoff: dict[int, float] = {}
         self._state_lock = threading.Lock()
@@ -350,8 +377,9 @@ class Watcher:
         self._thread = threading.Thread(target=self._run, name="palace-watch", daemon=True)
         self._thread.start()
 
-    def stop(self, timeout: float = 60.0) -> None:
-        """Stop observing, let the current mine step finish, release the lock."""
+    def stop(self, timeout: float = 600.0) -> None:
+        """Stop observing, end the current mine step after the note at hand (what is
+        stored stays; the rest is caught up at the next start), release the lock."""
         self._stop.set()
         self.stop_event_wakes()
         for observer in self._observers:
@@ -359,9 +387,15 @@ class Watcher:
         for observer in self._observers:
             observer.join(timeout)
         if self._thread is not None:
-            self._thread.join(timeout)
+            self._thread.join(timeout)  # mine steps stop between notes once _stop is set
+        if self.state.health != "stopped":
+            self.state.health, self.state.problems = "stopped", []
+        self.state.stopped_at = now_iso()
+        try:
+            self._write_state(final=True)  # `palace daemon status` shows how the last one ended
+        except OSError:
+            log.exception("could not write %s", STATE_FILE)
         self.lock.release()
-        (self.palace_dir / STATE_FILE).unlink(missing_ok=True)
 
     def wait_ready(self, timeout: float | None = None) -> bool:
         """Block until every root was caught up (True) or ``timeout`` passed (False)."""
@@ -397,6 +431,7 @@ class Watcher:
 
     def _schedule(self, index: int, root: Path, native, poller) -> None:
         """Watch one root natively, or by polling where native events cannot work."""
+        self._identities[index] = _identity(root)
         state = self.state.roots[index]
         handler = _Handler(index, root, self.queue, self._inside(root))
         fs = filesystem_type(root)
@@ -457,9 +492,13 @@ class Watcher:
                 while not self._stop.is_set():
                     worked = self._step(palace)
                     if time.monotonic() - beat >= HEARTBEAT_S:
-                        self._check_roots(palace)
-                        self._write_state()
                         beat = time.monotonic()
+                        try:
+                            self._check_roots(palace)
+                            self._write_state()
+                        except Exception as exc:  # noqa: BLE001 — e.g. a full disk: say so, go on
+                            log.exception("heartbeat failed")
+                            self._error(None, f"heartbeat failed: {exc}")
                     if not worked:
                         self._idle.set()
                         self._sleep(beat)
@@ -467,14 +506,17 @@ class Watcher:
             log.exception("the watcher stopped")
             self._error(None, f"the watcher stopped: {exc}")
             self.state.health = "stopped"
-            self._write_state()
+            try:
+                self._write_state()
+            except OSError:
+                log.exception("could not write %s", STATE_FILE)
             raise
 
     def _sleep(self, beat: float) -> None:
         """Wait for the first of: an event, the next due path, a retry, the heartbeat,
         or stop. Idle, the thread wakes once per heartbeat."""
         waits = [HEARTBEAT_S - (time.monotonic() - beat)]
-        due = self.queue.next_due(self.debounce)
+        due = self.queue.next_due_paths(self.debounce)
         if due is not None:
             waits.append(due)
         waits += [at - time.monotonic() for at in self._retry_at.values()]
@@ -496,21 +538,21 @@ class Watcher:
 
     def _step(self, palace) -> bool:
         """Mine whatever is due; True when something was."""
+        self._idle.clear()  # before taking from the queue: wait_idle() never sees an empty gap
         taken, scans = self.queue.due(self.debounce)
         retry = {i for i, at in self._retry_at.items() if time.monotonic() >= at}
         if not taken and not scans and not retry:
             self.state.queue = len(self.queue)
             return False
-        self._idle.clear()
         self.state.queue = len(self.queue)
         for index in sorted(scans | retry):
             self._retry_at.pop(index, None)
             if self._mine(palace, index, None, verify=index in retry):
                 self.state.roots[index].state = "watching"
         for index, paths in taken.items():
-            if index in scans or index in retry:
+            if index in scans or index in retry or self.state.roots[index].state == "refused":
                 continue
-            self._mine(palace, index, paths)
+            self._mine(palace, index, paths, verify=True)  # a few files: hash them, mtimes can lie
         self.state.queue = len(self.queue)
         self._write_state()
         return True
@@ -526,7 +568,11 @@ class Watcher:
         self.state.mining = sorted(paths)[:20] if paths else [f"{state.wing}/ (whole folder)"]
         self._write_state()
         try:
-            report = palace.mine(root, wing=state.wing, paths=paths, verify=verify)
+            report = palace.mine(root, wing=state.wing, paths=paths, verify=verify, cancel=self._stop)
+        except UsageError as exc:  # e.g. the wing belongs to another folder: retrying cannot help
+            state.state, state.reason = "refused", exc.message
+            self._error(index, f"{root}: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""))
+            return False
         except Exception as exc:  # noqa: BLE001 — logged, retried, never fatal
             log.exception("mining %s failed", root)
             self._fail(index, f"mining {root} failed: {exc}")
@@ -534,6 +580,8 @@ class Watcher:
         finally:
             self.state.mining = []
         self._backoff.pop(index, None)
+        if state.reason and state.observer == "native" or state.state == "missing":
+            state.reason = ""
         changed = [o for o in report.outcomes if o.status != "unchanged"]
         for outcome in changed:
             log.info("%s %s%s", outcome.status, outcome.path, f" ({outcome.reason})" if outcome.reason else "")
@@ -557,37 +605,50 @@ class Watcher:
                  "error": message}])[-20:]
 
     def _check_roots(self, palace) -> None:
-        """A root that vanished is marked missing; one that came back is watched again
-        and caught up."""
+        """A root that vanished is marked missing; one that came back — or was replaced
+        by a new folder of the same name between two checks, which leaves the old watch
+        dead — is watched again and caught up."""
         for index, root in enumerate(self.roots):
             state = self.state.roots[index]
-            if not root.is_dir():
+            identity = _identity(root)
+            if identity is None:
                 if state.state != "missing":
                     state.state, state.reason = "missing", "the folder is gone"
                     self._error(index, f"{root} is missing; watching for it to come back")
-            elif state.state == "missing":
+            elif state.state == "missing" or identity != self._identities.get(index):
                 log.info("%s is back", root)
                 self._reschedule(index)
+                state.state, state.reason = "catching up", ""
                 self._retry_at[index] = time.monotonic()  # the next step catches it up
 
-    def _write_state(self) -> None:
+    def _write_state(self, final: bool = False) -> None:
         """Rewrite ``watch.json`` atomically (a reader never sees half of it)."""
         with self._state_lock:
             state = self.state
+            if final:
+                data = json.dumps(asdict(state), indent=2)
+                self._replace_state(data)
+                return
             if self.queue.last_event:
                 ago = time.monotonic() - self.queue.last_event
                 state.last_event = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=ago)).isoformat(
                     timespec="milliseconds")
-            recent = [e for e in state.errors if e["at"] > (dt.datetime.now(dt.timezone.utc)
-                                                           - dt.timedelta(minutes=10)).isoformat()]
+            # an error counts until a later update succeeded, for at most 10 minutes
+            since = max(state.last_update or "", (dt.datetime.now(dt.timezone.utc)
+                                                  - dt.timedelta(minutes=10)).isoformat())
+            recent = [e for e in state.errors if e["at"] > since]
             problems = [f"{r.path}: {r.state}" for r in state.roots if r.state == "missing"]
             problems += [f"{r.path}: polling ({r.reason})" for r in state.roots if r.observer == "polling"]
-            problems += [f"{len(recent)} error{'s' if len(recent) > 1 else ''} in the last 10 minutes"] if recent else []
+            problems += [f"{len(recent)} error{'s' if len(recent) > 1 else ''} not yet followed by a good update"] if recent else []
+            problems += [f"{r.path}: refused ({r.reason})" for r in state.roots if r.state == "refused"]
+            state.problems = problems
             if state.health != "stopped":
                 state.health = "degraded" if problems else "healthy"
-            state.problems = problems
             state.heartbeat = now_iso()
             data = json.dumps(asdict(state), indent=2)
+        self._replace_state(data)
+
+    def _replace_state(self, data: str) -> None:
         path = self.palace_dir / STATE_FILE
         tmp = path.with_suffix(".json.tmp")
         tmp.write_text(data)

@@ -23,6 +23,8 @@ from palace.watch import AlreadyWatching, Watcher, read_state
 
 def drawers(palace_dir):
     """``{path: [text, ...]}`` of a palace, read through its own connection."""
+    if not (palace_dir / "palace.db").exists():
+        return {}
     with Palace.open(palace_dir, create=False) as palace:
         out: dict[str, list[str]] = {}
         for row in palace.conn.execute(
@@ -304,3 +306,98 @@ def test_a_palace_inside_the_watched_folder_does_not_wake_it(tmp_path, notes, ou
         assert "palace-data/watch.json" not in " ".join(outcomes())
     finally:
         w.stop()
+
+
+def test_a_folder_deleted_and_recreated_at_once_is_watched_again(watcher, notes, tmp_path):
+    backup = tmp_path / "backup"
+    shutil.copytree(notes, backup)
+    shutil.rmtree(notes)
+    time.sleep(0.3)  # back before any heartbeat could see it missing
+    shutil.copytree(backup, notes)
+    assert wait_for(lambda: read_state(tmp_path / "palace")["roots"][0]["state"] == "watching"
+                    and read_state(tmp_path / "palace")["roots"][0]["reason"] == "", timeout=20)
+    time.sleep(6)  # the heartbeat has seen the new folder and watches it
+    (notes / "heron.md").write_text("# Heron\n\nWritten into the new folder.\n")
+    assert wait_for(lambda: "heron.md" in drawers(tmp_path / "palace"), timeout=30)
+
+
+def test_a_file_written_without_pause_does_not_hold_back_the_others(watcher, notes, tmp_path):
+    stream = notes / "stream.txt"
+    stop = threading.Event()
+
+    def keep_writing():
+        while not stop.is_set():
+            with stream.open("a") as out:
+                out.write("tick\n")
+            time.sleep(0.1)
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        time.sleep(0.5)
+        (notes / "kestrel.md").write_text("# Kestrel\n\nThe kestrel note.\n")
+        assert wait_for(lambda: "kestrel.md" in drawers(tmp_path / "palace"), timeout=10)
+    finally:
+        stop.set()
+        writer.join()
+
+
+def test_stop_during_a_long_catch_up_is_prompt_and_loses_nothing(tmp_path, notes):
+    for i in range(400):
+        (notes / f"n-{i:03}.md").write_text(f"# Note {i}\n\nMara Bos and Josh Stone met about item {i} in Lisbon.\n")
+    palace_dir = tmp_path / "palace"
+    w = Watcher(palace_dir, [notes], debounce=0.2)
+    w.start()
+    assert wait_for(lambda: len(drawers(palace_dir)) > 5, timeout=120)
+    started = time.monotonic()
+    w.stop()
+    assert time.monotonic() - started < 30  # it stops between notes, not after all 400
+    assert read_state(palace_dir)["stopped_at"]
+    again = Watcher(palace_dir, [notes], debounce=0.2)
+    again.start()
+    try:
+        assert again.wait_ready(300)
+        assert len(drawers(palace_dir)) == 401
+        with Palace.open(palace_dir, create=False) as palace:
+            assert palace.conn.execute("SELECT count(*) FROM drawers WHERE embedded = 0").fetchone()[0] == 0
+    finally:
+        again.stop()
+
+
+def test_two_folders_of_one_name_are_refused(tmp_path):
+    from palace.errors import UsageError
+
+    (tmp_path / "a" / "notes").mkdir(parents=True)
+    (tmp_path / "b" / "notes").mkdir(parents=True)
+    with pytest.raises(UsageError, match="two folders would be the wing 'notes'"):
+        Watcher(tmp_path / "palace", [tmp_path / "a" / "notes", tmp_path / "b" / "notes"])
+
+
+def test_an_editor_file_that_a_scan_recorded_leaves_when_it_is_deleted(watcher, notes, tmp_path):
+    (notes / "x.md~").write_text("backup")
+    (notes / "sub").mkdir()  # a folder event: the whole folder is scanned and x.md~ recorded as skipped
+    palace_dir = tmp_path / "palace"
+
+    def paths():
+        with Palace.open(palace_dir, create=False) as palace:
+            return {r[0] for r in palace.conn.execute("SELECT path FROM files")}
+
+    assert wait_for(lambda: "x.md~" in paths(), timeout=20)
+    (notes / "x.md~").unlink()
+    assert wait_for(lambda: "x.md~" not in paths(), timeout=20)
+
+
+def test_palace_mine_refuses_while_a_watcher_runs_and_ask_never_crashes_beside_it(watcher, notes, tmp_path):
+    cli = [sys.executable, "-c", "from palace.cli.main import run; run()"]
+    refused = subprocess.run([*cli, "mine", str(notes), "--palace", str(tmp_path / "palace")],
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1 and "keeps this palace current" in refused.stderr
+    for i in range(300):
+        (notes / f"b-{i:03}.md").write_text(f"# B {i}\n\nNote {i} about the Harbor budget, token h{i}q.\n")
+    codes = []
+    deadline = time.monotonic() + 120
+    while len(drawers(tmp_path / "palace")) < 301 and time.monotonic() < deadline:
+        asked = subprocess.run([*cli, "ask", "Harbor budget", "--palace", str(tmp_path / "palace"), "--json"],
+                               capture_output=True, text=True, timeout=120)
+        codes.append((asked.returncode, asked.stderr[-300:]))
+    assert codes and all(code == 0 for code, _ in codes), codes  # no crash while the watcher writes Chroma
