@@ -140,9 +140,7 @@ def render(result, *, explain: bool = False) -> None:
 
     out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())  # no hard wraps in pipes
     plan = result.plan
-    line = plan.line()
-    if not explain:
-        line = line.rsplit("; weights ", 1)[0]
+    line = plan.line(weights=explain)
     out.print("[dim]plan:[/] " + escape(line))
     for note in plan.notes:
         out.print(f"[dim]note: {escape(note)}[/]")

@@ -30,14 +30,12 @@ def watch(
 ) -> None:
     """Watch folders and mine every change, in the foreground (Ctrl-C stops) or as a daemon."""
     from palace.config import resolve_palace_path
-    from palace.watch import AlreadyWatching, Watcher, is_locked, read_pid
+    from palace.watch import AlreadyWatching, Watcher, is_locked
 
     palace_path = resolve_palace_path(palace_dir)
     if daemon:
         if is_locked(palace_path):  # say so now, with the pid, rather than in the log
-            pid = read_pid(palace_path)
-            raise AlreadyWatching(f"a watcher is already running for {palace_path}" + (f" (pid {pid})" if pid else ""),
-                                  hint="`palace daemon status` shows it; `palace daemon stop` stops it")
+            raise AlreadyWatching.of(palace_path)
         return _start_daemon(palace_path, paths, debounce, polling)
     watcher = Watcher(palace_path, paths, debounce=debounce, polling=polling)
     _run_foreground(watcher, quiet=not sys.stdout.isatty())

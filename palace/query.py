@@ -92,8 +92,8 @@ class PlanSummary:
     weights: dict[str, float]
     notes: tuple[str, ...]
 
-    def line(self) -> str:
-        """The plan in one line (``palace ask --explain`` and the rich output)."""
+    def line(self, weights: bool = True) -> str:
+        """The plan in one line (the rich output; ``weights`` for ``--explain``)."""
         parts = [f"intent {self.intent}" + (f" ({self.intent_cue!r})" if self.intent_cue else "")]
         if self.date_window:
             w = self.date_window
@@ -105,7 +105,8 @@ class PlanSummary:
         if self.identifiers:
             parts.append("identifiers " + " ".join(self.identifiers) + " [exact]")
         parts.append("terms " + " ".join(self.terms) if self.terms else "no terms")
-        parts.append("weights " + " ".join(f"{k} {v:g}" for k, v in self.weights.items() if v))
+        if weights:
+            parts.append("weights " + " ".join(f"{k} {v:g}" for k, v in self.weights.items() if v))
         return "; ".join(parts)
 
 
@@ -238,7 +239,7 @@ def ask(
         lists.append(RankedList("date", weights["date"], retrievers.date_list(conn, lists, tiers)))
     if weights.get("recent"):
         lists.append(RankedList("recent", weights["recent"], retrievers.recent(conn, lists)))
-    fused = _diversified(conn, fuse(lists), top_k)
+    fused = _fold_copies(conn, fuse(lists), top_k)
 
     hits = _hits(conn, fused, plan, window_mode, entity_names)
     summary = PlanSummary(
@@ -416,7 +417,7 @@ def _snippet(text: str, terms: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     return prefix + piece + suffix, found
 
 
-def _diversified(conn, fused: list, top_k: int) -> list:
+def _fold_copies(conn, fused: list, top_k: int) -> list:
     """The first ``top_k`` of the fused list, each drawer's copies folded into it.
 
     A drawer whose text (whitespace aside) equals a better one's is dropped: minutes

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from typing import TYPE_CHECKING
 
 import numpy as np

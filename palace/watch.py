@@ -106,6 +106,13 @@ def now_iso() -> str:
 class AlreadyWatching(UsageError):
     """Another watcher holds this palace's lock."""
 
+    @classmethod
+    def of(cls, palace_dir: Path) -> "AlreadyWatching":
+        """The error for ``palace_dir``, naming the holder's pid when known."""
+        pid = read_pid(palace_dir)
+        return cls(f"a watcher is already running for {palace_dir}" + (f" (pid {pid})" if pid else ""),
+                   hint="`palace daemon status` shows it; `palace daemon stop` stops it")
+
 
 class PalaceLock:
     """The one-watcher-per-palace lock: an exclusive ``flock`` on ``watch.lock``, held for
@@ -125,11 +132,7 @@ class PalaceLock:
         except OSError as exc:
             os.close(fd)
             if exc.errno in (errno.EAGAIN, errno.EACCES):
-                pid = read_pid(self.palace_dir)
-                raise AlreadyWatching(
-                    f"a watcher is already running for {self.palace_dir}" + (f" (pid {pid})" if pid else ""),
-                    hint="`palace daemon status` shows it; `palace daemon stop` stops it",
-                ) from None
+                raise AlreadyWatching.of(self.palace_dir) from None
             raise
         self._fd = fd
         (self.palace_dir / PID_FILE).write_text(f"{os.getpid()}\n")
@@ -529,7 +532,7 @@ class Watcher:
         self.queue.arrived.set()
 
     def _catch_up(self, palace, index: int) -> None:
-        root, state = self.roots[index], self.state.roots[index]
+        state = self.state.roots[index]
         state.state = "catching up"
         self._write_state()
         if self._mine(palace, index, None, verify=True):
