@@ -15,6 +15,21 @@ and is always reversible. Rules, in order:
    merged by guess. A full name read only once, beside one read more often, does not
    count as a second person (spaCy reads "Bob Wants" as a name), and a name extending
    another candidate ("Jess Kowalski Design") is a variant of it; the evidence says so.
+3. **legal suffix**: organisation names that differ only by a legal suffix ("Acme Corp",
+   "Acme Corporation", "Acme Inc.", :data:`palace.nlp.names.LEGAL_SUFFIXES`) are one
+   entity, named by the form read most often; the plain name ("Acme") joins them when
+   the wing reads it as an organisation at least as often as anything else;
+4. **project name**: "Project Falcon" and "Falcon Project" are one entity (the form read
+   most often, "Project …" on a tie); the plain name "Falcon" joins it unless the wing
+   reads it mostly as a person, or the wing reads "Project" alone as a name
+   (:data:`PROJECT_AS_NAME` times or more: there "Project Directors" are the directors
+   of an organisation called the Project, and "Directors" is not a project's name).
+
+For rules 3 and 4 the plain name stays itself when it is a word of
+:data:`WIDER_NAME` or more other names of the wing ("Rust" in "Rust Foundation", "Rust
+2024", "Inside Rust": it names more than the project) or when two such families claim
+it ("Falcon Inc." and "Project Falcon"). ``palace entity split`` of a joined name keeps
+it apart from every name of its family.
 
 Case, whitespace, line breaks, a leading "the" and possessives are already one key
 (:func:`entity_key`); front-matter ``aliases:`` and e-mail addresses are aliases of their
@@ -31,12 +46,22 @@ from dataclasses import asdict, dataclass
 from palace import store
 from palace.errors import UsageError
 from palace.nlp.extraction import entity_key
+from palace.nlp.names import legal_form, project_base
 from palace.graph import find_entities
 from palace.temporal import apply_timelines, recorded_now
 
 SHORT_FORM = "short form"
 USER_MERGE = "user merge"
 AMBIGUOUS = "ambiguous short form"
+LEGAL_SUFFIX = "legal suffix"
+PROJECT_NAME = "project name"
+#: Rules whose joins imply an alias of the target (recomputed on every resolution).
+JOINING_RULES = (SHORT_FORM, USER_MERGE, LEGAL_SUFFIX, PROJECT_NAME)
+#: A plain name that is a word of this many other names of a wing names more than one
+#: organisation or project ("Rust" in "Rust Foundation", "Rust 2024", "Inside Rust").
+WIDER_NAME = 3
+#: A wing reading "Project" alone this many times has an organisation of that name.
+PROJECT_AS_NAME = 3
 
 
 @dataclass(frozen=True)
@@ -52,10 +77,11 @@ class Resolution:
     since: str
 
 
-def _wing_people(conn, wing: str) -> dict[int, tuple[str, str, int, int]]:
-    """Entities as read in ``wing``: ``{id: (name, key, mentions, person mentions)}``,
-    where a name read as PERSON less often than under some other label counts no person
-    mentions (spaCy gives one name several labels; the plurality decides)."""
+def _wing_people(conn, wing: str) -> dict[int, tuple[str, str, int, int, dict[str, int]]]:
+    """Entities as read in ``wing``: ``{id: (name, key, mentions, person mentions,
+    mentions by label)}``, where a name read as PERSON less often than under some other
+    label counts no person mentions (spaCy gives one name several labels; the plurality
+    decides)."""
     counts: dict[int, dict[str, int]] = {}
     names: dict[int, tuple[str, str]] = {}
     for eid, name, key, label, n in conn.execute(
@@ -71,7 +97,7 @@ def _wing_people(conn, wing: str) -> dict[int, tuple[str, str, int, int]]:
         people = by_label.get("PERSON", 0)
         if people < max(by_label.values()):
             people = 0
-        out[eid] = (*names[eid], sum(by_label.values()), people)
+        out[eid] = (*names[eid], sum(by_label.values()), people, by_label)
     return out
 
 
@@ -93,7 +119,7 @@ def plan_wing(conn, wing: str) -> dict[int, tuple[int | None, str, str]]:
     seen = _wing_people(conn, wing)
     merges, splits = _decisions(conn)
     out: dict[int, tuple[int | None, str, str]] = {}
-    for eid, (name, key, total, people) in seen.items():
+    for eid, (name, key, total, people, _) in seen.items():
         target_key, hops = key, 0
         while target_key in merges and hops < 8:
             target_key, hops = merges[target_key], hops + 1
@@ -105,7 +131,7 @@ def plan_wing(conn, wing: str) -> dict[int, tuple[int | None, str, str]]:
         if " " in key or people == 0:
             continue
         candidates = [
-            other for other, (_, okey, _, opeople) in seen.items()
+            other for other, (_, okey, _, opeople, _) in seen.items()
             if okey.startswith(key + " ") and opeople > 0 and (key, okey) not in splits
         ]
         # "Jess Kowalski Design" is a variant of "Jess Kowalski", not another Jess
@@ -125,7 +151,99 @@ def plan_wing(conn, wing: str) -> dict[int, tuple[int | None, str, str]]:
         elif len(strong) > 1:
             names = ", ".join(seen[c][0] for c in strong)
             out[eid] = (None, AMBIGUOUS, f"{name!r} could be any of {len(strong)} people in wing {wing}: {names}{aside}")
+    user_merged = {eid for eid, (_, rule, _) in out.items() if rule == USER_MERGE}
+    for eid, joined in _family_joins(seen, wing, splits, user_merged).items():
+        out.setdefault(eid, joined)
     return out
+
+
+def _family_joins(seen: dict, wing: str, splits: set[tuple[str, str]],
+                  skip: set[int]) -> dict[int, tuple[int, str, str]]:
+    """Rules 3 and 4 (module docstring) over the entities ``seen`` in ``wing``:
+    ``{raw entity id: (target id, rule, evidence)}``. ``skip``: entities the user merged
+    elsewhere (never joined, never a target); ``splits``: the pairs of keys the user
+    split (no name is joined to a family holding a name it was split from)."""
+    by_key = {info[1]: eid for eid, info in seen.items()}
+    families = []  # (rule, plain name key, plain name as written, {entity id: its legal suffix, or "project"})
+    for rule in (LEGAL_SUFFIX, PROJECT_NAME):
+        grouped: dict[str, dict[int, str]] = {}
+        written: dict[str, str] = {}
+        for eid, info in seen.items():
+            name = info[0]
+            if eid in skip:
+                continue
+            if rule == LEGAL_SUFFIX:
+                form = legal_form(name)
+                base, mark = form if form else (None, "")
+            else:
+                base, mark = project_base(name), "project"
+            if base is not None and entity_key(base) != entity_key(name):
+                grouped.setdefault(entity_key(base), {})[eid] = mark
+                written.setdefault(entity_key(base), base)
+        families += [(rule, key, written[key], forms) for key, forms in grouped.items()]
+    claims: dict[str, int] = {}
+    for _, key, _, _ in families:
+        claims[key] = claims.get(key, 0) + 1
+    the_project = by_key.get("project")
+    project_is_a_name = the_project is not None and seen[the_project][2] >= PROJECT_AS_NAME
+    out: dict[int, tuple[int, str, str]] = {}
+    for rule, key, base, forms in families:
+        # the family's name: the form read most often ("Project …" first on a tie)
+        target = min(forms, key=lambda e: (-seen[e][2], not seen[e][1].startswith("project "), seen[e][1]))
+        members = list(forms)
+        plain = by_key.get(key)
+        if rule == PROJECT_NAME and project_is_a_name:
+            plain = None
+        if plain is not None and plain not in skip and plain not in forms and claims[key] == 1:
+            wider = _names_containing(seen, key, [seen[e][1] for e in forms])
+            if len(wider) < WIDER_NAME and _reads_as(seen[plain], rule):
+                members.append(plain)
+        keys = {eid: seen[eid][1] for eid in members}
+        for eid in members:
+            if eid == target or eid in out:
+                continue
+            if any((keys[eid], k) in splits or (k, keys[eid]) in splits for o, k in keys.items() if o != eid):
+                continue
+            out[eid] = (target, rule, _evidence(rule, seen, eid, target, base, forms, wing))
+    return out
+
+
+def _names_containing(seen: dict, key: str, forms: list[str]) -> list[str]:
+    """The other names of the wing that hold ``key`` as whole words ("rust" in "rust
+    foundation"), leaving out the family's forms and the names that hold one of them."""
+    pattern = re.compile(r"(?<!\w)" + re.escape(key) + r"(?!\w)")
+    out = []
+    for name, other, *_ in seen.values():
+        if other != key and pattern.search(other) and not any(f in other for f in forms):
+            out.append(name)
+    return out
+
+
+def _reads_as(info: tuple, rule: str) -> bool:
+    """Whether a plain name's readings fit the family: an organisation at least as often
+    as anything else (legal suffix); a person less often than something else (project)."""
+    by_label = info[4]
+    top = max(by_label.values())
+    if rule == LEGAL_SUFFIX:
+        return by_label.get("ORG", 0) >= top
+    return by_label.get("PERSON", 0) < top
+
+
+def _evidence(rule: str, seen: dict, eid: int, target: int, base: str, forms: dict[int, str], wing: str) -> str:
+    """The sentence :func:`aliases` shows for one join of rules 3 and 4."""
+    name, tname, total = seen[eid][0], seen[target][0], seen[eid][2]
+    if eid in forms and rule == LEGAL_SUFFIX:
+        return (f"{name!r} and {tname!r} are the organisation {base!r} with the legal suffixes"
+                f" {forms[eid]!r} and {forms[target]!r}, both read in wing {wing}")
+    if eid in forms:
+        return f"{name!r} and {tname!r} both name the project {base!r} in wing {wing}"
+    if rule == LEGAL_SUFFIX:
+        orgs = seen[eid][4].get("ORG", 0)
+        return (f"{name!r} is {tname!r} without its legal suffix {forms[target]!r}: read as an organisation"
+                f" in {orgs} of its {total} mentions in wing {wing}")
+    people = seen[eid][4].get("PERSON", 0)
+    return (f"{name!r} is the short name of the project {tname!r}: read as a person in {people} of its"
+            f" {total} mentions in wing {wing}")
 
 
 LOWERCASE_EXTRACTOR = "palace.lowercase.v1"
@@ -247,9 +365,10 @@ def resolve_wing(conn, wing: str, registry: dict | None = None) -> int:
     if groups:
         apply_timelines(conn, groups, registry)
     # aliases implied by resolutions: a short form or merged name is an alias of its target
-    conn.execute("DELETE FROM aliases WHERE source IN (?, ?) AND NOT EXISTS (SELECT 1 FROM entity_resolutions r"
-                 " JOIN entities e ON e.id = r.raw_entity_id WHERE r.entity_id = aliases.entity_id AND e.key = aliases.key)",
-                 (SHORT_FORM, USER_MERGE))
+    conn.execute(f"DELETE FROM aliases WHERE source IN ({', '.join('?' * len(JOINING_RULES))}) AND NOT EXISTS"
+                 " (SELECT 1 FROM entity_resolutions r JOIN entities e ON e.id = r.raw_entity_id"
+                 " WHERE r.entity_id = aliases.entity_id AND e.key = aliases.key)",
+                 JOINING_RULES)
     for raw, target in mapping.items():
         name, key = conn.execute("SELECT name, key FROM entities WHERE id = ?", (raw,)).fetchone()
         conn.execute("INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, ?)",
@@ -316,8 +435,8 @@ def merge(conn, name: str, into: str, registry: dict | None = None) -> Decision:
 
 
 def split(conn, name: str, registry: dict | None = None) -> list[Decision]:
-    """Undo what ``name`` was resolved into (a user merge or a short form) and forbid the
-    automatic rules to redo it; re-resolve. Raises :class:`UsageError` when ``name`` is
+    """Undo what ``name`` was resolved into (a user merge, a short form, a legal suffix or
+    a project name) and forbid the automatic rules to redo it; re-resolve. Raises :class:`UsageError` when ``name`` is
     not resolved into another entity anywhere."""
     a = _entity_named(conn, name)
     targets = conn.execute(
@@ -347,7 +466,7 @@ def split(conn, name: str, registry: dict | None = None) -> list[Decision]:
 @dataclass(frozen=True)
 class AliasEntry:
     """One alias of an entity and where it comes from (``name``, ``front matter``,
-    ``e-mail``, ``short form``, ``user merge``)."""
+    ``e-mail``, ``short form``, ``user merge``, ``legal suffix``, ``project name``)."""
 
     alias: str
     source: str

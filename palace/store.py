@@ -4,7 +4,8 @@ Opens the database with WAL, ``busy_timeout`` and foreign keys on, and applies n
 migrations in order (the applied names are kept in ``schema_migrations``). Chroma holds
 only what can be rebuilt from these tables.
 
-Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_runs``):
+Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_runs``,
+``0004_abbreviation_keys``, ``0005_stated_ends``):
 
 - ``meta(key, value)``: palace-wide settings (embedding model name and dimension).
 - ``files``: one row per path seen under a wing, with status ``indexed`` / ``skipped`` /
@@ -240,6 +241,63 @@ MIGRATIONS: list[tuple[str, str]] = [
             deleted     INTEGER NOT NULL
         );
         CREATE INDEX mine_runs_finished ON mine_runs(finished_at);
+        """,
+    ),
+    (
+        # a name key no longer ends with the period of a legal or generational
+        # abbreviation ("acme corp." is "acme corp": spaCy keeps the period at the end of
+        # a sentence); an entity whose key meets an existing one joins it, mentions, facts
+        # and aliases included (resolutions are recomputed by the next mine)
+        "0004_abbreviation_keys",
+        """
+        CREATE TEMP TABLE dotted (ending TEXT NOT NULL);
+        INSERT INTO dotted VALUES (' inc.'), (' corp.'), (' corporation.'), (' ltd.'), (' limited.'), (' llc.'),
+            (' gmbh.'), (' plc.'), (' s.a.'), (' sa.'), (' ag.'), (' co.'), (' jr.'), (' sr.');
+        CREATE TEMP TABLE key_fix AS
+            SELECT id AS old, substr(key, 1, length(key) - 1) AS new_key FROM entities
+            WHERE EXISTS (SELECT 1 FROM dotted WHERE entities.key LIKE '%' || ending);
+        CREATE TEMP TABLE entity_map AS
+            SELECT f.old, e.id AS new FROM key_fix f JOIN entities e ON e.key = f.new_key;
+        UPDATE mentions SET entity_id = (SELECT new FROM entity_map WHERE old = mentions.entity_id)
+            WHERE entity_id IN (SELECT old FROM entity_map);
+        UPDATE mentions SET raw_entity_id = (SELECT new FROM entity_map WHERE old = mentions.raw_entity_id)
+            WHERE raw_entity_id IN (SELECT old FROM entity_map);
+        UPDATE facts SET subject_id = (SELECT new FROM entity_map WHERE old = facts.subject_id)
+            WHERE subject_id IN (SELECT old FROM entity_map);
+        UPDATE facts SET raw_subject_id = (SELECT new FROM entity_map WHERE old = facts.raw_subject_id)
+            WHERE raw_subject_id IN (SELECT old FROM entity_map);
+        UPDATE facts SET object_id = (SELECT new FROM entity_map WHERE old = facts.object_id)
+            WHERE object_id IN (SELECT old FROM entity_map);
+        UPDATE facts SET raw_object_id = (SELECT new FROM entity_map WHERE old = facts.raw_object_id)
+            WHERE raw_object_id IN (SELECT old FROM entity_map);
+        INSERT OR IGNORE INTO aliases (entity_id, alias, key, source)
+            SELECT m.new, a.alias, a.key, a.source FROM aliases a JOIN entity_map m ON m.old = a.entity_id;
+        DELETE FROM entity_resolutions WHERE raw_entity_id IN (SELECT old FROM entity_map)
+            OR entity_id IN (SELECT old FROM entity_map);
+        DELETE FROM entities WHERE id IN (SELECT old FROM entity_map);
+        UPDATE entities SET key = (SELECT new_key FROM key_fix WHERE old = entities.id)
+            WHERE id IN (SELECT old FROM key_fix);
+        UPDATE OR IGNORE aliases SET key = substr(key, 1, length(key) - 1)
+            WHERE EXISTS (SELECT 1 FROM dotted WHERE aliases.key LIKE '%' || ending);
+        DELETE FROM aliases WHERE EXISTS (SELECT 1 FROM dotted WHERE aliases.key LIKE '%' || ending);
+        UPDATE entity_decisions SET name_key = substr(name_key, 1, length(name_key) - 1)
+            WHERE EXISTS (SELECT 1 FROM dotted WHERE entity_decisions.name_key LIKE '%' || ending);
+        UPDATE entity_decisions SET into_key = substr(into_key, 1, length(into_key) - 1)
+            WHERE EXISTS (SELECT 1 FROM dotted WHERE entity_decisions.into_key LIKE '%' || ending);
+        DROP TABLE entity_map;
+        DROP TABLE key_fix;
+        DROP TABLE dotted;
+        """,
+    ),
+    (
+        # facts whose text bounds or ends them: "from 1999 to 2003" (stated_to is the
+        # end the text gives, beside valid_to, which supersession may bring earlier),
+        # "stepped down as lead" (no valid_from: the start is unknown); the note a fact
+        # came from may carry no date of its own
+        "0005_stated_ends",
+        """
+        ALTER TABLE facts ADD COLUMN stated_to TEXT;
+        CREATE INDEX facts_predicate ON facts(predicate, valid_to);
         """,
     ),
 ]

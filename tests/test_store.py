@@ -41,4 +41,45 @@ def test_0002_makes_one_entity_per_name_and_keeps_every_mention_fact_and_alias(t
     assert {tuple(r) for r in conn.execute("SELECT entity_id, key FROM aliases")} == {
         (1, "leadership council"), (4, "mara bos")}
     assert [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")] == [
-        "0001_initial", "0002_entity_resolution", "0003_mine_runs"]
+        "0001_initial", "0002_entity_resolution", "0003_mine_runs", *[n for n, _ in store.MIGRATIONS[3:]]]
+
+
+def test_0004_makes_acme_corp_with_and_without_its_period_one_entity(tmp_path):
+    conn = sqlite3.connect(tmp_path / "palace.db", isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    for name, sql in store.MIGRATIONS[:3]:
+        for statement in store._statements(sql):
+            conn.execute(statement)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, datetime('now'))", (name,))
+    conn.execute("INSERT INTO files (id, wing, root, path, room, status, mined_at)"
+                 " VALUES (1, 'w', '/w', 'a.md', '', 'indexed', 't')")
+    conn.execute("INSERT INTO drawers (id, file_id, ordinal, char_start, char_end, line_start, line_end, heading_path,"
+                 " text, text_hash, embed_hash) VALUES ('d1', 1, 0, 0, 60, 1, 1, '[]', 'x', 'h', 'h')")
+    entities = [(1, "Acme Corp", "ORG", "acme corp"), (2, "Acme Corp.", "ORG", "acme corp."),
+                (3, "Globex Inc.", "ORG", "globex inc."), (4, "Bob Okafor", "PERSON", "bob okafor"),
+                (5, "U.S.", "GPE", "u.s.")]
+    conn.executemany("INSERT INTO entities VALUES (?, ?, ?, ?)", entities)
+    conn.executemany("INSERT INTO aliases VALUES (?, ?, ?, 'name')", [(i, n, k) for i, n, _, k in entities])
+    conn.executemany("INSERT INTO mentions (entity_id, raw_entity_id, drawer_id, char_start, char_end, surface, label,"
+                     " extractor, confidence) VALUES (?, ?, 'd1', 0, 5, 's', 'ORG', 'ner', 0.7)",
+                     [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5)])
+    conn.execute("INSERT INTO facts (subject_id, raw_subject_id, predicate, object_id, raw_object_id, recorded_at,"
+                 " drawer_id, wing, path, char_start, char_end, sentence, extractor, confidence)"
+                 " VALUES (4, 4, 'works_at', 2, 2, 't', 'd1', 'w', 'a.md', 0, 5, 's', 'x', 0.8)")
+    conn.execute("INSERT INTO entity_decisions (action, name, name_key, into_name, into_key, created_at)"
+                 " VALUES ('split', 'Globex Inc.', 'globex inc.', 'Acme Corp.', 'acme corp.', 't')")
+    conn.close()
+
+    conn = store.connect(tmp_path)
+    assert [tuple(r) for r in conn.execute("SELECT id, name, key FROM entities ORDER BY id")] == [
+        (1, "Acme Corp", "acme corp"), (3, "Globex Inc.", "globex inc"), (4, "Bob Okafor", "bob okafor"),
+        (5, "U.S.", "u.s.")]
+    assert [tuple(r) for r in conn.execute("SELECT entity_id, raw_entity_id FROM mentions ORDER BY id")] == [
+        (1, 1), (1, 1), (3, 3), (4, 4), (5, 5)]
+    assert tuple(conn.execute("SELECT subject_id, object_id, raw_object_id FROM facts").fetchone()) == (4, 1, 1)
+    assert {tuple(r) for r in conn.execute("SELECT entity_id, alias, key FROM aliases")} == {
+        (1, "Acme Corp", "acme corp"), (3, "Globex Inc.", "globex inc"),
+        (4, "Bob Okafor", "bob okafor"), (5, "U.S.", "u.s.")}
+    decision = conn.execute("SELECT name_key, into_key FROM entity_decisions").fetchone()
+    assert tuple(decision) == ("globex inc", "acme corp")
