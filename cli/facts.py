@@ -65,7 +65,7 @@ def _render(result, as_json: bool) -> None:
         out.print("no facts")
     for f in result.facts:
         when = f"{f.valid_from or '?'} → {f.valid_to or 'now'}"
-        mark = {"current": "", "superseded": f" [yellow]superseded by #{f.superseded_by}[/]",
+        mark = {"current": "", "ended": " [yellow]ended[/]", "superseded": f" [yellow]superseded by #{f.superseded_by}[/]",
                 "invalidated": f" [red]invalidated {f.invalidated_at}: {escape(f.invalidation_reason or '')}[/]"}[f.state]
         if f.conflicts_with:
             mark += f" [red]conflicts with {', '.join(f'#{i}' for i in f.conflicts_with)}[/]"

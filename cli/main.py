@@ -48,12 +48,13 @@ def guarded(func: Callable) -> Callable:
 
 from palace.cli import ask as _ask  # noqa: E402  (commands register themselves on `app`)
 from palace.cli import entity as _entity  # noqa: E402
+from palace.cli import extract as _extract  # noqa: E402
 from palace.cli import facts as _facts  # noqa: E402
 from palace.cli import mine as _mine  # noqa: E402
 from palace.cli import status as _status  # noqa: E402
 from palace.cli import watch as _watch  # noqa: E402
 
-del _ask, _entity, _facts, _mine, _status, _watch
+del _ask, _entity, _extract, _facts, _mine, _status, _watch
 
 
 def run() -> None:

@@ -41,6 +41,10 @@ def status(
         f"facts: {report.facts} current, {report.facts_invalidated} invalidated",
         highlight=False,
     )
+    if report.unused_predicates:
+        out.print(f"[yellow]predicates of config.json that no note has yielded:[/] "
+                  f"{escape(', '.join(report.unused_predicates))}  "
+                  f"[dim](try one of your sentences with `palace extract`)[/]", highlight=False)
     rows = [s for s in report.file_states if all_files or s.status != "indexed"]
     if rows:
         table = Table("wing", "path", "state", "reason", box=None, pad_edge=False)

@@ -429,3 +429,33 @@ def _fallback(raw: str, base: date) -> DateInterval | None:
         return _day(d.date()) if [str(d.year)] == years and 1900 <= d.year <= 2100 else None
     month, day = d.month, d.day  # no year written: our rule, not dateparser's
     return _resolve(_safe(lambda y: _day(date(y, month, day))), base, "doc")
+
+
+_YEAR_RANGE = re.compile(r"(?<![\d/.-])(1[0-9]{3}|2[0-9]{3})\s*[–—-]\s*(1[0-9]{3}|2[0-9]{3}|[0-9]{2})(?![\d/-]|\.\d)")
+_PREP_YEAR = re.compile(
+    r"\b(?:in|since|from|until|till|to|by|between|and|during|before|after|of|through)\s+(1[0-9]{3}|2[0-9]{3})\b(?![\d/-]|\.\d)",
+    re.I)
+
+
+def year_spans(text: str) -> list[tuple[int, int, DateInterval]]:
+    """Years the named-entity recogniser does not mark as dates: a year range written
+    with a dash ("2018–2021", "(2015-19)") as one ``range`` interval up to the end of its
+    last year, and a year after a preposition ("in 1792", "to 2008") as that ``year``
+    (years 1000–2999, wider than bare years elsewhere: encyclopedic prose dates events
+    centuries back). Returns ``(start, end, interval)`` spans of ``text``."""
+    out = []
+    for m in _YEAR_RANGE.finditer(text):
+        first = int(m.group(1))
+        last = m.group(2)
+        end = int(last) if len(last) == 4 else first // 100 * 100 + int(last)
+        if end < first or end - first > 200:
+            continue
+        out.append((m.start(), m.end(), DateInterval(date(first, 1, 1), date(end + 1, 1, 1), "range")))
+    taken = [(s, e) for s, e, _ in out]
+    for m in _PREP_YEAR.finditer(text):
+        s, e = m.start(1), m.end(1)
+        if any(a <= s < b for a, b in taken):
+            continue
+        year = int(m.group(1))
+        out.append((s, e, DateInterval(date(year, 1, 1), date(year + 1, 1, 1), "year")))
+    return sorted(out, key=lambda x: x[0])

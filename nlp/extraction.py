@@ -25,9 +25,19 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from palace.nlp.dates import DateInterval, interpret_date
+from palace.nlp.dates import DateInterval, interpret_date, year_spans
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
-from palace.nlp.relations import PRONOUNS, Relation, RelationReader, RelationRules
+from palace.nlp.names import LEGAL_SUFFIXES, key_without_final_dot, person_name, whole_names
+from palace.nlp.relations import (
+    PRONOUNS,
+    Candidate,
+    Context,
+    LineReader,
+    Relation,
+    RelationReader,
+    RelationRules,
+    speakers,
+)
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -39,10 +49,10 @@ ENTITY_LABELS = frozenset(
 #: Last words that make a name an organisation whatever spaCy's small model says
 #: ("Northwind Labs" is read as a PERSON in most sentences).
 ORG_SUFFIXES = frozenset({
-    "labs", "lab", "inc", "inc.", "ltd", "ltd.", "llc", "gmbh", "corp", "corp.", "corporation", "company", "co.",
-    "robotics", "systems", "technologies", "software", "foundation", "university", "hospital", "council",
-    "committee", "team", "group", "institute", "agency", "bank", "studio", "studios", "partners", "ventures",
-})
+    "labs", "lab", "company", "robotics", "systems", "technologies", "software", "foundation", "university",
+    "hospital", "council", "committee", "team", "group", "institute", "agency", "bank", "studio", "studios",
+    "partners", "ventures",
+} | (LEGAL_SUFFIXES - {"sa", "co"}) | {suffix + "." for suffix in LEGAL_SUFFIXES})  # not "Maria Sa"
 MAX_COOCCURRING = 8
 NER_CONFIDENCE = 0.7
 COOCCURRENCE_CONFIDENCE = 0.5
@@ -95,8 +105,23 @@ class Cooccurrence:
 
 
 @dataclass(frozen=True)
+class ValidTime:
+    """When a relation holds, as its text says: ``start``/``end`` (half-open; ``None``
+    where the text does not bound it), the granularity of the date read, and where it
+    came from: ``clause`` (a date in the verb's clause), ``sentence`` or ``note`` (the
+    note's date)."""
+
+    start: dt.date | None
+    end: dt.date | None
+    granularity: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Extraction:
-    """Everything extracted from one drawer."""
+    """Everything extracted from one drawer. ``entities`` includes the proper nouns the
+    relation rules named that the recogniser missed; ``rejected`` the candidates the
+    rules turned down (only when the :class:`Extractor` traces)."""
 
     entities: tuple[EntityMention, ...] = ()
     dates: tuple[DateMention, ...] = ()
@@ -104,20 +129,27 @@ class Extraction:
     sentence_dates: dict[int, DateInterval] = field(default_factory=dict)
     relations: tuple[Relation, ...] = ()
     base: dt.date | None = None
+    rejected: tuple[Candidate, ...] = ()
+    text: str = ""
 
     def relation_date(self, relation: Relation) -> DateInterval | None:
         """The date a relation holds from: the first date inside its verb's clause, else
-        the first date of its sentence, else None (the drawer's date applies).
+        None (the drawer's date applies).
 
         A date written without a year ("in April") is read as the nearest April; when the
         verb is in the past tense and that April lies after the note's date, it is the
         April before ("In April the cardiologist switched her…", written in December).
         """
-        chosen = next((m for m in self.dates if relation.clause_start <= m.start and m.end <= relation.clause_end), None)
-        if chosen is None:
-            chosen = next((m for m in self.dates if m.sentence == relation.sentence), None)
-        if chosen is None:
-            return None
+        chosen = self._date_mention(relation)
+        return None if chosen is None else self._shifted(relation, chosen)
+
+    def _date_mention(self, relation: Relation) -> DateMention | None:
+        """The first date inside the relation's own clause (a date elsewhere in the
+        sentence belongs to another clause: "she stays on Metformin; he'll review it in
+        August")."""
+        return next((m for m in self.dates if relation.clause_start <= m.start and m.end <= relation.clause_end), None)
+
+    def _shifted(self, relation: Relation, chosen: DateMention) -> DateInterval:
         interval = chosen.interval
         if relation.past and self.base is not None and interval.start > self.base and not _YEAR.search(chosen.surface):
             try:
@@ -127,15 +159,72 @@ class Extraction:
                 pass
         return interval
 
+    def relation_time(self, relation: Relation, kind: str = "state") -> ValidTime:
+        """The valid time of a relation of ``kind`` (``state`` or ``event``) as its text
+        states it. A state holds from its date, open-ended; an interval in the clause
+        bounds it ("from 1999 to 2003": 1999-01-01 to 2004-01-01, the end of the named
+        period; "between 2006 and 2020"; "until 2010": no start, to 2011-01-01; "since
+        March": from March, open). An ending closes the state on its date (no start). An
+        event holds for its date's period. Without a date of its own, the note's date."""
+        chosen = self._date_mention(relation)
+        base = self.base or dt.date.today()
+        if chosen is None:
+            day = DateInterval(base, base + dt.timedelta(days=1), "day")
+            source = "note"
+        else:
+            day = self._shifted(relation, chosen)
+            source = "clause" if relation.clause_start <= chosen.start and chosen.end <= relation.clause_end else "sentence"
+        if relation.ending:
+            return ValidTime(None, day.start, day.granularity, source)
+        if kind == "event":
+            return ValidTime(day.start, day.end, day.granularity, source)
+        if chosen is None:
+            return ValidTime(day.start, None, day.granularity, source)
+        before = self.text[max(0, chosen.start - 12):chosen.start].casefold().split()
+        lead = before[-1] if before else ""
+        start, end = day.start, None
+        if day.granularity == "range":
+            if day.start <= dt.date(1, 1, 2):  # "until 2010"
+                start, end = None, day.end
+            elif "since" in chosen.surface.casefold() or lead in ("since", "after") or day.end > base:
+                end = None  # "since March": up to the note's day, and on
+            elif _INTERVAL.search(chosen.surface):  # "between 2006 and 2020", "May 2019 to June 2020"
+                end = day.end
+            # else a period that is no interval ("last weekend", "the 1990s"): it began then
+        elif lead in ("until", "till", "til", "through", "thru", "to"):
+            start, end = None, day.end
+            if lead == "to":  # "from 1999 to 2003" read as two dates
+                first = self._paired_start(chosen)
+                start = first
+        elif lead in ("from", "between"):
+            following = [m for m in self.dates if m.start >= chosen.end and m.start - chosen.end <= 12
+                         and self.text[chosen.end:m.start].strip().casefold() in ("to", "until", "till", "and", "-", "–", "through")]
+            if following:
+                end = self._shifted(relation, following[0]).end
+        return ValidTime(start, end, day.granularity, source)
+
+    def _paired_start(self, mention: DateMention) -> dt.date | None:
+        earlier = [m for m in self.dates if m.end <= mention.start and mention.start - m.end <= 12
+                   and self.text[m.end:mention.start].strip().casefold() in ("to", "until", "till", "-", "–", "through")]
+        if not earlier:
+            return None
+        lead = self.text[max(0, earlier[-1].start - 12):earlier[-1].start].casefold().split()
+        return earlier[-1].interval.start if lead and lead[-1] in ("from", "between") else None
+
 
 _YEAR = re.compile(r"\b\d{4}\b|'\d{2}\b")
+_INTERVAL = re.compile(r"\b(?:to|until|till|through|thru|and)\b|\d\s*[-–]\s*\d", re.I)
 
 
 def entity_key(name: str) -> str:
     """The lookup key of an entity name: whitespace collapsed, case-folded, a leading
-    "the" dropped ("The Leadership Council" and "Leadership Council" are one entity)."""
+    "the" dropped ("The Leadership Council" and "Leadership Council" are one entity), and
+    the final period of a legal or generational abbreviation dropped ("Acme Corp." at the
+    end of a sentence and "Acme Corp" are one entity; see
+    :func:`palace.nlp.names.key_without_final_dot`)."""
     key = " ".join(name.split()).casefold()
-    return key[4:] if key.startswith("the ") and len(key) > 4 else key
+    key = key[4:] if key.startswith("the ") and len(key) > 4 else key
+    return key_without_final_dot(key)
 
 
 def _plausible_name(name: str) -> bool:
@@ -152,14 +241,17 @@ class Extractor:
     ``nlp`` is a loaded spaCy ``Language`` with ``ner``, ``senter`` and the parse
     components of :data:`palace.nlp.pipeline.PARSE`; by default
     :func:`palace.nlp.pipeline.load_pipeline` (loaded on first use). ``rules``: the
-    relation rules (default: the shipped registry); ``None`` of them parses nothing.
+    relation rules (the core builds them from the palace's registry; default: none, so
+    only entities, dates and co-occurrences are read). ``trace``: keep the candidates the
+    rules turned down (``palace extract``).
     """
 
     def __init__(self, nlp: "Language | None" = None, batch_size: int = 128,
-                 rules: RelationRules | None = None) -> None:
+                 rules: RelationRules | None = None, trace: bool = False) -> None:
         self._nlp = nlp
         self.batch_size = batch_size
         self._rules = rules
+        self.trace = trace
         self.sentences_parsed = 0
         self.sentences_seen = 0
 
@@ -172,11 +264,7 @@ class Extractor:
         return self._nlp
 
     @property
-    def rules(self) -> RelationRules:
-        if self._rules is None:
-            from palace.temporal import default_registry, load_values
-
-            self._rules = RelationRules.from_registry(default_registry(), load_values())
+    def rules(self) -> RelationRules | None:
         return self._rules
 
     @property
@@ -186,17 +274,22 @@ class Extractor:
 
         return f"spacy.{pipeline_version(self.nlp)}.ner"
 
-    def extract_many(self, items: Iterable[tuple[str, dt.date]]) -> Iterator[Extraction]:
-        """Yield one :class:`Extraction` per ``(drawer_text, document_date)``, in order."""
-        from palace.nlp.pipeline import PARSE
+    def extract_many(self, items: Iterable[tuple]) -> Iterator[Extraction]:
+        """Yield one :class:`Extraction` per ``(drawer_text, document_date)`` or
+        ``(drawer_text, document_date, Context)``, in order."""
+        from palace.nlp.pipeline import PARSE, add_value_ruler
 
         nlp = self.nlp
+        if self._rules is not None:
+            add_value_ruler(nlp, self._rules)
         parse_off = [name for name in PARSE if name in nlp.pipe_names]
-        can_parse = "parser" in nlp.pipe_names
-        prepared = ((plain_text_for_ner(text), base) for text, base in items)
-        batch: list[tuple[object, Extraction]] = []
-        for doc, base in nlp.pipe(prepared, as_tuples=True, batch_size=self.batch_size, disable=parse_off):
-            batch.append((doc, extraction_from_doc(doc, base)))
+        can_parse = "parser" in nlp.pipe_names and self._rules is not None
+        prepared = ((plain_text_for_ner(item[0]), (item[1], item[2] if len(item) > 2 else None, item[0]))
+                    for item in items)
+        batch: list[tuple[object, Extraction, Context | None]] = []
+        for doc, (base, context, raw) in nlp.pipe(prepared, as_tuples=True, batch_size=self.batch_size,
+                                                  disable=parse_off):
+            batch.append((doc, replace(extraction_from_doc(doc, base), text=raw), context))
             if len(batch) >= self.batch_size:
                 yield from self._with_relations(batch, can_parse)
                 batch = []
@@ -204,40 +297,98 @@ class Extractor:
             yield from self._with_relations(batch, can_parse)
 
     def _with_relations(self, batch: list, can_parse: bool) -> Iterator[Extraction]:
-        """Parse the sentences of ``batch`` that may hold a relation; read them."""
+        """Parse the sentences of ``batch`` that may hold a relation; read them, and the
+        drawers' key–value lines."""
         if not can_parse:
-            yield from (extraction for _, extraction in batch)
+            yield from (extraction for _, extraction, _ in batch)
             return
         rules = self.rules
         wanted = []  # (batch index, sentence index, sentence span)
-        for b, (doc, extraction) in enumerate(batch):
+        contexts = []
+        for b, (doc, extraction, context) in enumerate(batch):
+            context = context or Context()
+            context = replace(context, speakers=speakers(extraction.text), text=extraction.text)
+            contexts.append(context)
             starts = [m.start for m in extraction.entities]
             # a sentence is parsed one block at a time: spaCy's sentences run across a
             # heading and its paragraph, and "Renewal" would become an object
             for s, segment in enumerate(segments(doc)):
                 self.sentences_seen += 1
                 words = [t.lower_ for t in segment]
-                named = any(segment.start_char <= x < segment.end_char for x in starts)
+                named = any(segment.start_char <= x < segment.end_char for x in starts) or any(
+                    t.text[:1].isupper() and t.i > segment.start and t.is_alpha for t in segment)
                 if not named and not any(w in PRONOUNS for w in words):
                     continue
                 if rules.may_match(words):
                     wanted.append((b, s, segment))
         found: dict[int, list[Relation]] = {}
+        mentions = [list(extraction.entities) for _, extraction, _ in batch]
+        rejected: dict[int, list[Candidate]] = {}
         if wanted:
             self.sentences_parsed += len(wanted)
-            reader = RelationReader(rules)
+            reader = RelationReader(rules, known_words(self.nlp))
             docs = (sent.as_doc() for _, _, sent in wanted)
-            for (b, s, sent), parsed in zip(wanted, self.nlp.pipe(docs, batch_size=self.batch_size,
-                                                                   disable=["senter", "ner"])):
-                found.setdefault(b, []).extend(reader.read(parsed, sent.start_char, s, batch[b][1].entities))
-        for b, (_, extraction) in enumerate(batch):
-            if b in found:
-                extraction = replace(extraction, relations=tuple(found[b]))
+            off = [name for name in ("senter", "ner", "palace_values") if name in self.nlp.pipe_names]
+            for (b, s, sent), parsed in zip(wanted, self.nlp.pipe(docs, batch_size=self.batch_size, disable=off)):
+                trace = rejected.setdefault(b, []) if self.trace else None
+                found.setdefault(b, []).extend(reader.read(parsed, sent.start_char, s, mentions[b], contexts[b], trace))
+        lines = LineReader(rules, self.label_of)
+        for b, (doc, extraction, _) in enumerate(batch):
+            if ":" in extraction.text:
+                sentences = segments(doc)
+                bounds = [(seg.start_char, seg.end_char) for seg in sentences]
+
+                def sentence_of(char: int, bounds=bounds) -> int:
+                    return next((i for i, (s, e) in enumerate(bounds) if s <= char < e), -1)
+
+                found.setdefault(b, []).extend(lines.read(extraction.text, mentions[b], sentence_of, contexts[b]))
+        for b, (_, extraction, _) in enumerate(batch):
+            if b in found or b in rejected:
+                extraction = replace(extraction, relations=tuple(found.get(b, ())), entities=tuple(mentions[b]),
+                                     rejected=tuple(rejected.get(b, ())))
             yield extraction
 
-    def extract(self, text: str, base: dt.date) -> Extraction:
+    def label_of(self, name: str) -> str | None:
+        """The entity label the recogniser gives ``name`` standing alone (a note's title:
+        "Ruth Adler" a PERSON, "Harbor" a GPE), or None when it reads no entity that
+        covers it. Cached per name."""
+        cache = self.__dict__.setdefault("_labels", {})
+        if name not in cache:
+            if len(cache) > 10_000:
+                cache.clear()
+            doc = self.nlp(name, disable=[p for p in self.nlp.pipe_names if p not in ("ner", "palace_values")])
+            label = next((e.label_ for e in doc.ents if e.end - e.start >= len(doc) - 1), None)
+            words = name.split()
+            known = known_words(self.nlp)
+            if len(words) == 1 and label == "PERSON":
+                label = None  # one word alone: the small model calls most of them people
+            if label is None and 2 <= len(words) <= 4 and all(w[:1].isupper() and w.casefold() not in known
+                                                               for w in words):
+                label = "PERSON"  # "Lerato Dlamini": capitalised words that are no English words
+            cache[name] = label
+        return cache[name]
+
+    def extract(self, text: str, base: dt.date, context: Context | None = None) -> Extraction:
         """Extract from one text (convenience for tests and small inputs)."""
-        return next(self.extract_many([(text, base)]))
+        return next(self.extract_many([(text, base, context)]))
+
+
+def known_words(nlp) -> frozenset[str]:
+    """The English nouns, verbs, adjectives and adverbs the pipeline's lemmatizer knows
+    (its ``lemma_index`` table, from WordNet): a capitalised word outside them that the
+    tagger calls a common noun is a name it did not know ("Ines")."""
+    cached = getattr(nlp, "_palace_known_words", None)
+    if cached is None:
+        words: set[str] = set()
+        try:
+            table = nlp.get_pipe("lemmatizer").lookups.get_table("lemma_index")
+            for values in table.values():
+                words.update(w for w in values if "_" not in w)
+        except (KeyError, ValueError):  # a pipeline without the table: trust the tagger
+            pass
+        cached = frozenset(words)
+        nlp._palace_known_words = cached
+    return cached
 
 
 _EMAIL_AFTER = re.compile(r"\s*[<(\[]\s*(?:mailto:)?([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\s*[>)\]]")
@@ -284,17 +435,12 @@ def segments(doc) -> list:
     return [piece for sent in doc.sents for piece in _split_at_blocks(sent)]
 
 
-def _trim_person(ent):
-    """A person's name ends at its last capitalised word: spaCy's "Alice Chen rang" is
-    "Alice Chen" (name particles such as "van", "de" only occur inside a name)."""
-    end = ent.end
-    while end - ent.start > 1 and ent.doc[end - 1].text[:1].islower():
-        end -= 1
-    if end == ent.end:
-        return ent
-    from spacy.tokens import Span
-
-    return Span(ent.doc, ent.start, end, label=ent.label_)
+def _token_at(doc, char: int) -> int:
+    """The index of the token of ``doc`` at char ``char`` (the last one before it)."""
+    for token in doc:
+        if token.idx + len(token.text) > char:
+            return token.i
+    return len(doc) - 1
 
 
 def extraction_from_doc(doc, base: dt.date) -> Extraction:
@@ -307,13 +453,15 @@ def extraction_from_doc(doc, base: dt.date) -> Extraction:
     entities: list[EntityMention] = []
     dates: list[DateMention] = []
     text = doc.text
-    for ent in (piece for whole in doc.ents for piece in _split_at_blocks(whole, gap=3)):
+    # whole names: a person's span keeps its hyphens, initials, particles and suffix
+    # (palace.nlp.names); a lone "LLC" joins the name before it
+    for ent in whole_names(piece for whole in doc.ents for piece in _split_at_blocks(whole, gap=3)):
         sent_index = segment_of.get(ent.start, 0)
         if ent.label_ in ENTITY_LABELS:
             label = ent.label_
-            if label == "PERSON":
-                ent = _trim_person(ent)
             name = normalise_entity_name(ent.text)
+            if label == "PERSON":
+                name = person_name(name)
             if label in ("PERSON", "GPE", "NORP", "PRODUCT") and " " in name and name.rsplit(" ", 1)[-1].casefold() in ORG_SUFFIXES:
                 label = "ORG"
             if not _plausible_name(name):
@@ -342,6 +490,11 @@ def extraction_from_doc(doc, base: dt.date) -> Extraction:
                 cooccurrences.append(
                     Cooccurrence(a, b, sent.start_char, sent.end_char, sent.text.strip())
                 )
+    # years the recogniser left out ("2018–2021", "in 1792"), where no date was read
+    for start, end, interval in year_spans(text):
+        if not any(d.start < end and start < d.end for d in dates):
+            dates.append(DateMention(start, end, text[start:end], interval, segment_of.get(_token_at(doc, start), 0)))
+    dates.sort(key=lambda d: d.start)
     sentence_dates: dict[int, DateInterval] = {}
     for mention in dates:
         sentence_dates.setdefault(mention.sentence, mention.interval)

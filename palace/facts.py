@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class FactView:
     """One fact as shown to users. ``state`` is ``current``, ``superseded`` (closed by a
-    later value; ``superseded_by`` names it) or ``invalidated`` (its source text left the
-    palace at ``invalidated_at``, for ``invalidation_reason``). Valid time is half-open
+    later value; ``superseded_by`` names it), ``ended`` (a state whose valid time is over:
+    a note ended or bounded it) or ``invalidated`` (its source text left the palace at
+    ``invalidated_at``, for ``invalidation_reason``). Valid time is half-open
     ``[valid_from, valid_to)``; ``path``, ``line`` (1-based, None once the drawer is gone)
     and ``sentence`` cite where it was read (``drawer_id`` names its drawer, which may be gone). ``conflicts_with``: live facts of the same
     one-value predicate and subject, from the same day, with another value (neither wins)."""
@@ -65,6 +66,19 @@ class FactsResult:
         return json.dumps(asdict(self), ensure_ascii=False, indent=2)
 
 
+def holds_now(registry: dict, day: dt.date, alias: str = "f") -> tuple[str, list]:
+    """The SQL condition (and its parameters) of a fact that still holds on ``day``: not
+    invalidated, not superseded, and — for a state — not ended by then (a state a note
+    ended, "stepped down as lead", or an interval it bounded, "until 2010"). Events and
+    co-occurrences (a sentence naming two entities, dated by it) stay on record. One place
+    for what "current" means."""
+    events = sorted({name for name, spec in registry.items() if spec.kind == "event"} | {"mentioned_with"})
+    marks = ",".join("?" * len(events)) or "''"
+    return (f"{alias}.invalidated_at IS NULL AND {alias}.superseded_by IS NULL"
+            f" AND ({alias}.valid_to IS NULL OR {alias}.valid_to > ? OR {alias}.predicate IN ({marks}))"
+            f" AND ({alias}.object_id IS NOT NULL OR {alias}.object_value IS NOT NULL)", [day.isoformat(), *events])
+
+
 def facts(
     palace: "Palace",
     *,
@@ -74,14 +88,16 @@ def facts(
     known_at: str | None = None,
     history: bool = False,
     limit: int = 500,
+    now: dt.date | None = None,
 ) -> FactsResult:
     """Facts about ``about`` (a name or alias; subject or object) with ``predicate``.
 
+    Without options, the facts that hold ``now`` (default today; :func:`holds_now`).
     ``as_of`` keeps facts valid on that day; ``known_at`` (ISO date or timestamp) keeps
     what the palace held then, retracted facts included; without it only facts not
-    invalidated count. ``history=True`` keeps superseded and invalidated facts too.
-    Ordered by valid time, then recorded time. Raises :class:`palace.errors.UsageError`
-    for an unknown name.
+    invalidated count. ``history=True`` keeps superseded, ended and invalidated facts
+    too. Ordered by valid time, then recorded time. Raises
+    :class:`palace.errors.UsageError` for an unknown name.
     """
     clauses, params = [], []
     if about:
@@ -103,19 +119,41 @@ def facts(
         params.append(predicate)
     if as_of:
         day = as_of.isoformat()
-        clauses.append("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)")
+        clauses.append("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
+                       " AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL)")
         params += [day, day]
     if known_at:
         clauses.append("f.recorded_at <= ? AND (f.invalidated_at IS NULL OR f.invalidated_at > ?)")
         moment = known_at if "T" in known_at else known_at + "T23:59:59"
         params += [moment, moment]
-    elif not history:
+    elif not history and as_of:
         clauses.append("f.invalidated_at IS NULL")
     if not history and not as_of:
-        clauses.append("f.superseded_by IS NULL")
+        if known_at:
+            clauses.append("f.superseded_by IS NULL")
+        else:
+            sql, extra = holds_now(palace.registry, now or dt.date.today())
+            clauses.append(sql)
+            params += extra
     where = " AND ".join(clauses) or "1"
     views = fact_views(palace.conn, where, params, limit=limit, registry=palace.registry)
+    if as_of and not history:
+        # an ending ("stepped down as lead") holds from an unknown start: where a dated
+        # statement of the same value covers the day too, that one says it
+        dated = {(v.subject, v.predicate, v.object.casefold()) for v in views if v.valid_from}
+        views = tuple(v for v in views if v.valid_from or (v.subject, v.predicate, v.object.casefold()) not in dated)
     return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views)
+
+
+def _ended(row, registry: dict) -> bool:
+    """A state whose valid time is over today: a note ended it ("stepped down"), bounded
+    it ("until 2010") or it is an ending that names no value ("Ines retired")."""
+    spec = registry.get(row["predicate"])
+    if spec is None or spec.kind != "state" or row["predicate"] == "mentioned_with":
+        return False
+    if row["object_id"] is None and row["object_value"] is None:
+        return True
+    return row["valid_to"] is not None and row["valid_to"] <= dt.date.today().isoformat()
 
 
 def fact_views(conn, where: str, params, *, limit: int = 500, registry: dict | None = None) -> tuple[FactView, ...]:
@@ -150,11 +188,12 @@ def fact_views(conn, where: str, params, *, limit: int = 500, registry: dict | N
             conflicts[r["id"]] = tuple(x[0] for x in rivals)
     return tuple(
         FactView(
-            id=r["id"], subject=r["subject_name"], predicate=r["predicate"], object=r["object_name"] or "",
+            id=r["id"], subject=r["subject_name"], predicate=r["predicate"], object=r["object_name"] or "(ended)",
             valid_from=r["valid_from"], valid_to=r["valid_to"], valid_granularity=r["valid_granularity"],
             recorded_at=r["recorded_at"], invalidated_at=r["invalidated_at"],
             invalidation_reason=r["invalidation_reason"], superseded_by=r["superseded_by"],
-            state="invalidated" if r["invalidated_at"] else "superseded" if r["superseded_by"] else "current",
+            state="invalidated" if r["invalidated_at"] else "superseded" if r["superseded_by"] else
+            "ended" if _ended(r, registry) else "current",
             wing=r["wing"], path=r["path"], line=r["line"], sentence=r["sentence"], extractor=r["extractor"],
             confidence=r["confidence"], evidence=r["evidence"], conflicts_with=conflicts.get(r["id"], ()),
             drawer_id=r["drawer_id"],

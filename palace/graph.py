@@ -7,6 +7,7 @@ graph (edge weight = number of sentences naming both) around the entity.
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import json
 import re
@@ -165,9 +166,11 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
     )
     from palace.facts import fact_views
 
+    from palace.facts import holds_now
+
+    holds, holds_params = holds_now(palace.registry, dt.date.today())
     stated = fact_views(conn, f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks})) AND f.predicate != 'mentioned_with'"
-                        " AND f.invalidated_at IS NULL AND f.superseded_by IS NULL", ids + ids, limit=200,
-                        registry=palace.registry)
+                        f" AND {holds}", (*ids, *ids, *holds_params), limit=200, registry=palace.registry)
     # one line per current value: a restatement in a later note cites no new fact
     seen_values: set[tuple[str, str, str]] = set()
     current = []
@@ -241,7 +244,7 @@ def connection(palace: "Palace", source: str, target: str, *, max_hops: int = 4)
     Raises :class:`UsageError` for an unknown name."""
     import networkx as nx
 
-    from palace.facts import fact_views
+    from palace.facts import fact_views, holds_now
 
     conn = palace.conn
     a = {r["id"] for r in find_entities(conn, source)}
@@ -256,11 +259,11 @@ def connection(palace: "Palace", source: str, target: str, *, max_hops: int = 4)
     if a & b:
         raise UsageError(f"{source!r} and {target!r} are one entity")
     graph = nx.Graph()
+    holds, holds_params = holds_now(palace.registry, dt.date.today(), alias="facts")
     for subject, obj, fact_id, typed in conn.execute(
         "SELECT subject_id, object_id, coalesce(min(CASE WHEN predicate != 'mentioned_with' THEN id END), min(id)),"
-        " max(predicate != 'mentioned_with') FROM facts"
-        " WHERE object_id IS NOT NULL AND invalidated_at IS NULL AND superseded_by IS NULL"
-        " AND subject_id != object_id GROUP BY subject_id, object_id"
+        f" max(predicate != 'mentioned_with') FROM facts WHERE object_id IS NOT NULL AND {holds}"
+        " AND subject_id != object_id GROUP BY subject_id, object_id", holds_params
     ):
         u = "source" if subject in a else "target" if subject in b else subject
         v = "source" if obj in a else "target" if obj in b else obj

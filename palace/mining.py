@@ -48,7 +48,8 @@ from palace.nlp.extraction import (
     entity_key,
 )
 from palace.reading import Note, Unreadable, content_hash, read_note
-from palace.nlp.relations import RelationRules
+from palace.config import read_config
+from palace.nlp.relations import Context, LineReader, RelationRules
 from palace.resolution import link_lowercase_mentions, resolve_wing
 from palace.temporal import apply_timelines, load_values, recorded_now
 from palace.vectors import date_number
@@ -297,7 +298,8 @@ def mine(
         # run once it ends (the watcher mines for days; nothing of a Doc outlives the loop)
         zone = extractor.nlp.memory_zone() if pending else contextlib.nullcontext()
         with zone:
-            _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done, cancel)
+            _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done, cancel,
+                               owner=read_config(palace.path).get("owner"))
         if any(o.status != "unchanged" for o in outcomes):
             with store.transaction(conn):
                 link_lowercase_mentions(conn, wing)
@@ -339,11 +341,11 @@ def mine(
 
 
 def _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done,
-                       cancel: threading.Event) -> None:
+                       cancel: threading.Event, owner: str | None = None) -> None:
     """Run the NLP over the pending notes and store each one in its own transaction,
     handing its new drawers to the embedding worker as soon as it is committed. Stops
     between notes once ``cancel`` is set."""
-    for item, failure in _run_nlp(extractor, pending):
+    for item, failure in _run_nlp(extractor, pending, owner):
         if cancel.is_set():
             break
         if failure:
@@ -462,15 +464,21 @@ def _drawer_date(note: Note, chunk: Chunk) -> DateInterval:
     return DateInterval(note.doc_date, note.doc_date + dt.timedelta(days=1), "day")
 
 
-def _run_nlp(extractor: Extractor, pending: list[_Pending]) -> Iterator[tuple[_Pending, str]]:
+def _run_nlp(extractor: Extractor, pending: list[_Pending], palace_owner: str | None = None
+             ) -> Iterator[tuple[_Pending, str]]:
     """Run NER over the new drawers of every pending file; yield each file when complete.
 
     Yields ``(item, "")`` on success, ``(item, reason)`` if spaCy failed on the file.
+    ``palace_owner``: who ``I`` is in notes that are not chat lines (``config.json``'s
+    ``owner``).
     """
-    def stream() -> Iterator[tuple[str, dt.date]]:
+    def stream() -> Iterator[tuple[str, dt.date, Context]]:
         for item in pending:
             for index in item.new:
-                yield item.chunks[index].text, _drawer_date(item.note, item.chunks[index]).start
+                chunk = item.chunks[index]
+                context = Context(title=item.note.title, heading=chunk.heading_path[-1] if chunk.heading_path else "",
+                                  owner=palace_owner)
+                yield chunk.text, _drawer_date(item.note, chunk).start, context
 
     order = [(item, index) for item in pending for index in item.new]
     if not order:  # nothing new to read: no spaCy at all
@@ -528,9 +536,10 @@ def _forget_drawers(conn, file_row, *, reason: str, keep: set[str] | None = None
     return len(gone)
 
 
-def _retime(conn, drawer_ids: list[str], registry: dict | None = None) -> None:
-    """Recompute the one-value timelines of the subjects whose facts these drawers hold."""
-    groups = set()
+def _retime(conn, drawer_ids: list[str], registry: dict | None = None, groups: set | None = None) -> None:
+    """Recompute the timelines of the subjects whose facts these drawers hold (and of
+    ``groups``, more ``(subject_id, predicate)`` pairs)."""
+    groups = set(groups or ())
     for i in range(0, len(drawer_ids), 500):
         chunk = drawer_ids[i:i + 500]
         groups |= set(conn.execute(
@@ -627,8 +636,50 @@ def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor
         if extraction is not None:
             _write_graph(conn, cache, did, wing, item.rel, chunk.text, when, extraction, ner_extractor, now,
                          registry)
-    _retime(conn, [item.drawer_ids[i] for i in item.new], registry)
+    groups = _front_matter_facts(conn, cache, wing, item, extractor, registry, now)
+    _retime(conn, [item.drawer_ids[i] for i in item.new], registry, groups)
     return file_id
+
+
+def _front_matter_facts(conn, cache, wing, item: _Pending, extractor: Extractor, registry: dict, now: str) -> set:
+    """Facts of the note's front-matter fields (``status:``, ``owner:``, ``lead:``…),
+    cited by the field and attached to the note's first drawer. They are rewritten only
+    when the fields changed: the old ones are invalidated, so history keeps them.
+    Returns the ``(subject_id, predicate)`` groups touched, for their timelines."""
+    rules = extractor.rules
+    if rules is None or not item.drawer_ids:
+        return set()
+    relations = LineReader(rules, extractor.label_of).front_matter(item.note.metadata, item.note.title)
+    first = item.drawer_ids[0]
+    day = item.note.doc_date
+    rows = conn.execute(
+        "SELECT id, subject_id, predicate, sentence FROM facts WHERE wing = ? AND path = ? AND invalidated_at IS NULL"
+        " AND extractor LIKE ?", (wing, item.rel, "%/front-matter-%")).fetchall()
+    # (a first drawer that changed took its facts with it when it left)
+    if sorted((r["predicate"], r["sentence"]) for r in rows) == sorted((r.predicate, r.quote) for r in relations):
+        return set()
+    groups = {(r["subject_id"], r["predicate"]) for r in rows}
+    if rows:
+        conn.execute(f"UPDATE facts SET invalidated_at = ?, invalidation_reason = 'front matter changed'"
+                     f" WHERE id IN ({','.join('?' * len(rows))})", (now, *[r["id"] for r in rows]))
+    when = DateInterval(day, day + dt.timedelta(days=1), "day")
+    empty = Extraction(base=day)
+
+    def fact(subject, predicate, obj, value, valid_from, valid_to, granularity, start, end, extractor_name,
+             confidence, evidence, stated_to=None, sentence=None) -> None:
+        conn.execute(
+            "INSERT INTO facts (subject_id, raw_subject_id, predicate, object_id, raw_object_id, object_value,"
+            " valid_from, valid_to, valid_granularity, recorded_at, drawer_id, wing, path, char_start, char_end,"
+            " sentence, extractor, confidence, evidence, stated_to)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)",
+            (subject, subject, predicate, obj, obj, value, _iso(valid_from), _iso(valid_to), granularity, now, first,
+             wing, item.rel, sentence or "", extractor_name, confidence, evidence, _iso(stated_to)),
+        )
+        groups.add((subject, predicate))
+
+    for relation in relations:
+        write_relation(conn, cache, fact, relation, empty, [], registry, when)
+    return groups
 
 
 def _write_graph(conn, cache, did, wing, rel, text, when: DateInterval, extraction: Extraction,
@@ -658,15 +709,16 @@ def _write_graph(conn, cache, did, wing, rel, text, when: DateInterval, extracti
              date.interval.end.isoformat(), date.interval.granularity, DATES_EXTRACTOR),
         )
 
-    def fact(subject, predicate, obj, value, valid: DateInterval, open_ended, start, end, extractor, confidence,
-             evidence) -> None:
+    def fact(subject, predicate, obj, value, valid_from, valid_to, granularity, start, end, extractor, confidence,
+             evidence, stated_to=None, sentence=None) -> None:
         conn.execute(
             "INSERT INTO facts (subject_id, raw_subject_id, predicate, object_id, raw_object_id, object_value,"
             " valid_from, valid_to, valid_granularity, recorded_at, drawer_id, wing, path, char_start, char_end,"
-            " sentence, extractor, confidence, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (subject, subject, predicate, obj, obj, value, valid.start.isoformat(),
-             None if open_ended else valid.end.isoformat(), valid.granularity, now, did, wing, rel, start, end,
-             " ".join(text[start:end].split()), extractor, confidence, evidence),
+            " sentence, extractor, confidence, evidence, stated_to)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (subject, subject, predicate, obj, obj, value, _iso(valid_from), _iso(valid_to), granularity, now, did,
+             wing, rel, start, end, sentence if sentence is not None else " ".join(text[start:end].split()),
+             extractor, confidence, evidence, _iso(stated_to)),
         )
 
     for pair in extraction.cooccurrences:
@@ -674,21 +726,48 @@ def _write_graph(conn, cache, did, wing, rel, text, when: DateInterval, extracti
         if subject == obj:
             continue
         valid = extraction.sentence_dates.get(extraction.entities[pair.subject].sentence, when)
-        fact(subject, "mentioned_with", obj, None, valid, False, pair.start, pair.end,
+        fact(subject, "mentioned_with", obj, None, valid.start, valid.end, valid.granularity, pair.start, pair.end,
              COOCCURRENCE_EXTRACTOR, COOCCURRENCE_CONFIDENCE, "stated")
     for relation in extraction.relations:
-        spec = registry.get(relation.predicate)
-        if spec is None:
-            continue
-        obj = ids[relation.object] if relation.object is not None else None
-        if obj is not None and obj == ids[relation.subject]:
-            continue
-        valid = extraction.relation_date(relation) or when
+        write_relation(conn, cache, fact, relation, extraction, ids, registry, when)
+
+
+def write_relation(conn, cache, fact, relation, extraction: Extraction, ids: list[int], registry: dict,
+                   when: DateInterval) -> None:
+    """Store one typed relation through ``fact`` (the drawer's fact writer): its subject
+    and object entities (a mention's, or one named outright: a chat line's speaker, the
+    note a key–value line or front-matter field is about) and its valid time as the text
+    states it (:meth:`Extraction.relation_time`, the drawer's date when it gives none)."""
+    spec = registry.get(relation.predicate)
+    if spec is None:
+        return
+    if relation.subject_name:
+        label = relation.subject_label or (extraction.entities[relation.subject].label
+                                           if relation.subject is not None else "CONCEPT")
+        subject = _entity_id(conn, cache, relation.subject_name, label)
+    elif relation.subject is not None:
         subject = ids[relation.subject]
-        if relation.subject_name:
-            subject = _entity_id(conn, cache, relation.subject_name, extraction.entities[relation.subject].label)
-        fact(subject, relation.predicate, obj, relation.value, valid, spec.kind == "state",
-             relation.start, relation.end, relation.extractor, relation.confidence, relation.evidence)
+    else:
+        return
+    obj = ids[relation.object] if relation.object is not None else None
+    if obj is None and relation.object_name:
+        obj = _entity_id(conn, cache, relation.object_name, relation.object_label or "CONCEPT")
+    if obj is not None and obj == subject:
+        return
+    time = extraction.relation_time(relation, spec.kind) if relation.sentence >= 0 or relation.quote is None else None
+    if time is None or time.source == "note":
+        start = None if relation.ending else when.start
+        end = when.start if relation.ending else (when.end if spec.kind == "event" else None)
+        granularity = when.granularity
+    else:
+        start, end, granularity = time.start, time.end, time.granularity
+    stated_to = end if spec.kind == "state" else None
+    fact(subject, relation.predicate, obj, relation.value, start, end, granularity, relation.start, relation.end,
+         relation.extractor, relation.confidence, relation.evidence, stated_to=stated_to, sentence=relation.quote)
+
+
+def _iso(day: dt.date | None) -> str | None:
+    return day.isoformat() if day else None
 
 
 def _unembedded(conn, file_id: int | None = None) -> list[tuple[str, str, str, dict]]:

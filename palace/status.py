@@ -27,7 +27,8 @@ class FileState:
 
 @dataclass(frozen=True)
 class StatusReport:
-    """Counts of the palace and the state of each file (sorted by wing, then path)."""
+    """Counts of the palace, the state of each file (sorted by wing, then path) and the
+    user's predicates that never fired."""
 
     palace: str
     embedding_model: str | None
@@ -42,6 +43,9 @@ class StatusReport:
     facts: int
     facts_invalidated: int
     file_states: tuple[FileState, ...]
+    #: predicates added in ``config.json`` that no mined note has yielded a fact of, with
+    #: the wings they were looked for in (check them with ``palace extract``)
+    unused_predicates: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         """One JSON object with the field names documented in the README."""
@@ -78,4 +82,18 @@ def status(palace: "Palace") -> StatusReport:
         facts=one("SELECT count(*) FROM facts WHERE invalidated_at IS NULL"),
         facts_invalidated=one("SELECT count(*) FROM facts WHERE invalidated_at IS NOT NULL"),
         file_states=states,
+        unused_predicates=_unused_predicates(palace),
     )
+
+
+def _unused_predicates(palace: "Palace") -> tuple[str, ...]:
+    """The predicates of ``config.json`` (added or overriding a shipped one) of which the
+    palace holds no fact, live or invalidated, though it has mined notes."""
+    from palace.config import read_config
+
+    names = [p.get("name") for p in read_config(palace.path).get("predicates", []) if isinstance(p, dict)]
+    if not names or not palace.conn.execute("SELECT 1 FROM drawers LIMIT 1").fetchone():
+        return ()
+    used = {r[0] for r in palace.conn.execute(
+        f"SELECT DISTINCT predicate FROM facts WHERE predicate IN ({','.join('?' * len(names))})", names)}
+    return tuple(n for n in names if n not in used)

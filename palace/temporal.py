@@ -38,7 +38,8 @@ class Predicate:
     ``"state"`` (true from its date until superseded) or ``"event"`` (true on its date);
     subject and object types are spaCy labels (``VALUE`` for a literal, ``*`` for any);
     ``verbs`` are lemmas that yield it with the default pattern (entity subject, direct
-    object) and ``patterns`` explicit rules for :mod:`palace.nlp.relations`."""
+    object), ``patterns`` explicit rules for :mod:`palace.nlp.relations` and ``nouns``
+    its relational nouns ("manager", "plan": copulas, appositions, key–value lines)."""
 
     name: str
     cardinality: str
@@ -47,6 +48,7 @@ class Predicate:
     verbs: tuple[str, ...] = ()
     kind: str = "state"
     patterns: tuple[dict, ...] = ()
+    nouns: tuple[dict, ...] = ()
 
 
 def _predicates(entries: Iterable[dict]) -> dict[str, Predicate]:
@@ -61,9 +63,12 @@ def _predicates(entries: Iterable[dict]) -> dict[str, Predicate]:
         patterns = entry.get("patterns", ())
         if not all(isinstance(p, dict) for p in patterns):
             raise ValueError(f"predicate {entry.get('name')!r}: patterns must be objects")
+        nouns = entry.get("nouns", ())
+        if not all(isinstance(n, dict) and isinstance(n.get("words", []), list) for n in nouns):
+            raise ValueError(f"predicate {entry.get('name')!r}: nouns must be objects with a 'words' list")
         out[entry["name"]] = Predicate(
             entry["name"], cardinality, tuple(entry.get("subject", ["*"])), tuple(entry.get("object", ["*"])),
-            tuple(entry.get("verbs", ())), kind, tuple(patterns),
+            tuple(entry.get("verbs", ())), kind, tuple(patterns), tuple(nouns),
         )
     return out
 
@@ -98,11 +103,14 @@ def load_registry(palace_dir: Path | None = None) -> dict[str, Predicate]:
 
 @dataclass(frozen=True)
 class Assertion:
-    """A live fact of one subject and one-value predicate: its id, value and valid start."""
+    """A live fact of one subject and predicate: its id, value (``None`` for an ending
+    that names no value: "Ines retired"), valid start (``None`` when the text gives none:
+    "stepped down as lead", "until 2010") and the end its text states (``stated_to``)."""
 
     id: int
-    value: str
-    valid_from: dt.date
+    value: str | None
+    valid_from: dt.date | None
+    stated_to: dt.date | None = None
 
 
 @dataclass(frozen=True)
@@ -115,31 +123,50 @@ class Closure:
     conflicts_with: tuple[int, ...] = ()
 
 
-def close_timeline(assertions: Iterable[Assertion]) -> dict[int, Closure]:
-    """Compute the timeline of one subject's one-value predicate: ``{fact id: Closure}``.
+def close_timeline(assertions: Iterable[Assertion], one_value: bool = True) -> dict[int, Closure]:
+    """Compute the timeline of one subject's predicate: ``{fact id: Closure}``.
 
-    A fact of value *v* from day *d* stays valid through later days that assert only *v*
-    (restatements); the first later day asserting anything else closes it: ``valid_to``
-    is that day and ``superseded_by`` the lowest id among that day's other values. Facts
-    of one day with different values conflict. A pure function of the set of assertions
-    (the input order is irrelevant).
+    A fact ends at the earliest of: the end its own text states; an **ending** of its
+    value (a fact with no start that ends that value, or any value when it names none:
+    "Ines stepped down as lead", the ``A`` of "moved from A to B") dated after its start;
+    and, for a one-value predicate (``one_value``), the first later day asserting another
+    value — then ``superseded_by`` is the lowest id among that day's other values. A fact
+    stays valid through later days that assert only its value (restatements). Facts of
+    one day with different values conflict. A fact without a start ends where its text
+    says. A pure function of the set of assertions (the input order is irrelevant).
     """
     items = list(assertions)
     by_day: dict[dt.date, list[Assertion]] = {}
+    endings: list[Assertion] = []
     for a in items:
-        by_day.setdefault(a.valid_from, []).append(a)
+        if a.valid_from is not None and a.value is not None:
+            by_day.setdefault(a.valid_from, []).append(a)
+        elif a.valid_from is None and a.stated_to is not None:
+            endings.append(a)
     days = sorted(by_day)
     values = {day: {a.value for a in by_day[day]} for day in days}
     out: dict[int, Closure] = {}
     for a in items:
+        if a.valid_from is None or a.value is None:
+            out[a.id] = Closure(a.stated_to, None)
+            continue
+        ends: list[tuple[dt.date, int | None]] = []
+        if a.stated_to is not None:
+            ends.append((a.stated_to, None))
+        closing = [e.stated_to for e in endings if e.stated_to > a.valid_from and e.value in (None, a.value)]
+        if closing:
+            ends.append((min(closing), None))
+        if one_value:
+            for day in days:
+                if day <= a.valid_from or values[day] == {a.value}:
+                    continue
+                ends.append((day, min(b.id for b in by_day[day] if b.value != a.value)))
+                break
         valid_to, superseded_by = None, None
-        for day in days:
-            if day <= a.valid_from or values[day] == {a.value}:
-                continue
-            valid_to = day
-            superseded_by = min(b.id for b in by_day[day] if b.value != a.value)
-            break
-        rivals = tuple(sorted(b.id for b in by_day[a.valid_from] if b.value != a.value))
+        if ends:
+            valid_to = min(day for day, _ in ends)
+            superseded_by = next((by for day, by in ends if day == valid_to and by is not None), None)
+        rivals = tuple(sorted(b.id for b in by_day[a.valid_from] if b.value != a.value)) if one_value else ()
         out[a.id] = Closure(valid_to, superseded_by, rivals)
     return out
 
@@ -162,35 +189,41 @@ def known_at(recorded_at: str, invalidated_at: str | None, moment: str) -> bool:
 
 def apply_timelines(conn, groups: Iterable[tuple[int, str]], registry: dict[str, Predicate] | None = None) -> int:
     """Rewrite ``valid_to`` and ``superseded_by`` of the live facts of each
-    ``(subject_id, predicate)`` group whose predicate has cardinality one, from
-    :func:`close_timeline`; inside the caller's transaction. Facts of other predicates,
-    other subjects and invalidated facts are never touched. Returns how many facts changed.
+    ``(subject_id, predicate)`` group of a state predicate, from :func:`close_timeline`
+    (supersession for cardinality one; stated ends and endings for both); inside the
+    caller's transaction. Facts of events, other subjects and invalidated facts are never
+    touched. Returns how many facts changed.
 
     The facts' object is their ``object_id`` entity's name key or, for a literal,
     ``object_value`` (both compared case-insensitively: "Acme Robotics" the entity and
-    the literal "acme robotics" are one value).
+    the literal "acme robotics" are one value); a fact with neither is an ending of any
+    value.
     """
     registry = registry or default_registry()
     changed = 0
     for subject_id, predicate in set(groups):
         spec = registry.get(predicate)
-        if spec is None or spec.cardinality != "one":
+        if spec is None or spec.kind != "state" or predicate == "mentioned_with":
             continue
         rows = conn.execute(
-            "SELECT id, object_id, object_value, valid_from, valid_to, superseded_by FROM facts"
-            " WHERE subject_id = ? AND predicate = ? AND invalidated_at IS NULL AND valid_from IS NOT NULL",
+            "SELECT id, object_id, object_value, valid_from, valid_to, superseded_by, stated_to FROM facts"
+            " WHERE subject_id = ? AND predicate = ? AND invalidated_at IS NULL"
+            " AND (valid_from IS NOT NULL OR stated_to IS NOT NULL)",
             (subject_id, predicate),
         ).fetchall()
         names = {}
         ids = {r[1] for r in rows if r[1] is not None}
         if ids:
             names = dict(conn.execute(f"SELECT id, key FROM entities WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)))
-        assertions = [
-            Assertion(r[0], names.get(r[1], f"#{r[1]}") if r[1] is not None else " ".join((r[2] or "").split()).casefold(),
-                      dt.date.fromisoformat(r[3]))
-            for r in rows
-        ]
-        timeline = close_timeline(assertions)
+
+        def value(r) -> str | None:
+            if r[1] is not None:
+                return names.get(r[1], f"#{r[1]}")
+            return " ".join((r[2] or "").split()).casefold() or None
+
+        day = lambda text: dt.date.fromisoformat(text) if text else None  # noqa: E731
+        assertions = [Assertion(r[0], value(r), day(r[3]), day(r[6])) for r in rows]
+        timeline = close_timeline(assertions, one_value=spec.cardinality == "one")
         for r in rows:
             closure = timeline[r[0]]
             valid_to = closure.valid_to.isoformat() if closure.valid_to else None

@@ -71,6 +71,7 @@ def test_readme_json_fields_match_the_result_dataclasses():
     from palace.facts import FactsResult, FactView
     from palace.graph import Citation, EntityProfile, Neighbour
     from palace.query import AskResult, Hit, PlanSummary, Why
+    from palace.extract import ExtractResult, ReadFact, Rejection
     from palace.status import StatusReport
 
     text = README.read_text()
@@ -78,7 +79,8 @@ def test_readme_json_fields_match_the_result_dataclasses():
     from palace.resolution import AliasEntry, AliasReport, Decision, Resolution
 
     for cls in (AskResult, Hit, PlanSummary, Why, StatusReport, EntityProfile, Neighbour, Citation,
-                FactsResult, FactView, AliasReport, AliasEntry, Resolution, Decision, Connection, Hop):
+                FactsResult, FactView, AliasReport, AliasEntry, Resolution, Decision, Connection, Hop,
+                ExtractResult, ReadFact, Rejection):
         for field in fields(cls):
             assert f"`{field.name}`" in text, f"{cls.__name__}.{field.name} is not documented in the README"
 

@@ -8,13 +8,15 @@ import datetime as dt
 import pytest
 
 from palace.nlp.extraction import Extractor
+from palace.nlp.relations import RelationRules
+from palace.temporal import default_registry, load_values
 
 NOTE_DATE = dt.date(2024, 12, 31)
 
 
 @pytest.fixture(scope="module")
 def extractor():
-    return Extractor()
+    return Extractor(rules=RelationRules.from_registry(default_registry(), load_values()))
 
 
 def read(extractor, text, base=NOTE_DATE):
@@ -43,8 +45,8 @@ def read(extractor, text, base=NOTE_DATE):
     ("Jack Huey leads the Lang Team.", ("Jack Huey", "leads", "the Lang Team", None, "stated")),
     ("The Leadership Council decided to fund the RustConf travel grants.",
      ("The Leadership Council", "decided", "to fund the RustConf travel grants", None, "stated")),
-    ("Niko Matsakis created the Polonius project.", ("Niko Matsakis", "created", "Polonius project", None, "stated")),
-    ("Mark Rousskov owns the Triagebot repository.", ("Mark Rousskov", "owns", "Triagebot repository", None, "stated")),
+    ("Niko Matsakis created the Polonius project.", ("Niko Matsakis", "created", "Polonius", None, "stated")),
+    ("Mark Rousskov owns the Triagebot repository.", ("Mark Rousskov", "owns", "Triagebot", None, "stated")),
     ("Acme Robotics uses Zulip.", ("Acme Robotics", "uses", "Zulip", None, "stated")),
     ("In March, Acme Robotics switched from Slack to Zulip.",
      ("Acme Robotics", "switched_to", "Zulip", "2024-03-01", "stated")),

@@ -56,7 +56,7 @@ def test_medication_switch(notes, tmp_path):
         old = facts(palace, about="Ruth Whitfield", predicate="takes", history=True).facts[0]
         assert old.superseded_by == current[0].id
         assert old.path == "2024-01-10.md" and old.line == 3 and "Lisinopril 10mg" in old.sentence
-        assert old.extractor == "palace.relations.v1/take-drug" and old.evidence == "stated"
+        assert old.extractor == "palace.relations.v2/take-drug" and old.evidence == "stated"
         as_of = facts(palace, about="Ruth Whitfield", predicate="takes", as_of=dt.date(2024, 2, 1)).facts
         assert [f.object for f in as_of] == ["Lisinopril"]
         # a literal value can be asked about too
@@ -247,7 +247,7 @@ def test_a_predicate_added_in_the_palace_config_is_read_while_mining(notes, tmp_
         palace.mine(notes)
         (fact,) = facts(palace, about="Helen Marsh", predicate="mentors").facts
         assert (fact.subject, fact.object, fact.valid_from, fact.valid_to) == ("Helen Marsh", "Bob Okafor", "2024-05-01", None)
-        assert fact.extractor == "palace.relations.v1/mentors"
+        assert fact.extractor == "palace.relations.v2/mentors"
 
 
 def test_a_fact_the_edited_text_still_states_stays_current(notes, tmp_path):
