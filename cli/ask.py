@@ -133,8 +133,9 @@ def _answer_line(palace, number: int, line: str, options: dict) -> bool:
 
 def render(result, *, explain: bool = False) -> None:
     """Print an :class:`palace.query.AskResult` with rich: the plan in one line, then the
-    change list or the facts (if any), then the drawers with path:line, date, snippet and
-    why. ``explain`` adds the retriever weights and each retriever's rank and raw score."""
+    graph's direct answer (if the question asks for one predicate of one name), the change
+    list or the facts (if any), then the drawers with path:line, date, snippet and why.
+    ``explain`` adds the retriever weights and each retriever's rank and raw score."""
     from rich.console import Console
     from rich.markup import escape
 
@@ -144,6 +145,15 @@ def render(result, *, explain: bool = False) -> None:
     out.print("[dim]plan:[/] " + escape(line))
     for note in plan.notes:
         out.print(f"[dim]note: {escape(note)}[/]")
+    if result.answer is not None:
+        out.print("\n[bold]answer[/]")
+        lines = result.answer.text.splitlines()
+        if not result.answer.values:
+            out.print(f"  [yellow]{escape(result.answer.text)}[/]")
+        for line, value in zip(lines, result.answer.values):  # one line per value, its citation last
+            cited = " — " + value.cite()
+            said = line[:-len(cited)] if line.endswith(cited) else line
+            out.print(f"  [bold]{escape(said)}[/]" + (f"[dim]{escape(cited)}[/]" if said != line else ""))
     if result.changes is not None:
         _render_changes(out, result.changes)
     if result.facts:
@@ -151,7 +161,7 @@ def render(result, *, explain: bool = False) -> None:
         out.print(f"\n[bold]{title}[/]")
         for fact in result.facts:
             _render_fact(out, fact)
-    if result.changes is not None or result.facts:
+    if result.answer is not None or result.changes is not None or result.facts:
         out.print("\n[bold]evidence[/]")
     if not result.results:
         out.print("no drawers matched")

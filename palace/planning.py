@@ -16,6 +16,11 @@ Intents (the first whose cue is in the question wins, in this order):
   only a name: the graph's facts and mentions of X lead;
 - ``lookup`` — anything else.
 
+Besides its intent, a question may ask for **one predicate of one name**, with no cue
+word: "what plan is Initrode on", "who does Bob report to", "who leads Harbor", "is
+Harbor blocked" (:mod:`palace.questions`, ``Plan.asks``); the answer is read from the
+graph by :mod:`palace.answers`.
+
 How the date window is used (``Plan.window_mode``): drawers outside an explicit window are
 **dropped**, not demoted — the user named the period, and a demoted drawer from another
 year would still outrank a weak one inside it. A drawer is in the window when its own
@@ -36,6 +41,7 @@ from dataclasses import dataclass, field
 from palace.errors import UsageError
 from palace.nlp.dates import DateInterval, find_date_window
 from palace.nlp.extraction import entity_key
+from palace.questions import FactQuestion, QuestionTable, read_fact_questions
 
 INTENTS = ("lookup", "entity", "current", "history", "change")
 
@@ -95,6 +101,7 @@ class Plan:
     intent: str = "lookup"  # one of INTENTS
     intent_cue: str = ""  # the words that set it ("what changed", "now"…), "" for lookup
     now: dt.date | None = None
+    asks: tuple[FactQuestion, ...] = ()  # readings as a one-predicate question, best first
 
 
 #: Drawers sampled to see how the notes write a phrase (capitalised or not).
@@ -265,6 +272,8 @@ def _joined(question: str, found: tuple[DateInterval, str], now: dt.date, fys: i
     return DateInterval(start, end, "range"), joined_text
 
 
+#: The RRF weight of the ``answer`` list (the drawers cited by a fact question's answer).
+ANSWER_WEIGHT = 1.0
 #: Each retriever's RRF weight by intent (``graph`` only when the question names an
 #: entity, ``date`` only with a window, ``changes`` only for change questions).
 INTENT_WEIGHTS: dict[str, dict[str, float]] = {
@@ -284,12 +293,15 @@ def plan_question(
     since: dt.date | None = None,
     until: dt.date | None = None,
     fiscal_year_start: int = 1,
+    questions: QuestionTable | None = None,
 ) -> Plan:
     """Read a :class:`Plan` from ``question`` (``now`` anchors relative dates; default today).
 
     ``since``/``until`` (inclusive days) override any window in the question and filter;
-    ``fiscal_year_start`` (month 1–12) says what "FY2024" means. Raises
-    :class:`UsageError` when ``since`` is after ``until``.
+    ``fiscal_year_start`` (month 1–12) says what "FY2024" means. ``questions`` (default:
+    the shipped words, :func:`palace.questions.load_questions`) reads whether it asks for
+    one predicate of one name (``Plan.asks``, :func:`palace.questions.read_fact_questions`;
+    not for a change question); such a question leans on the graph. Raises :class:`UsageError` when ``since`` is after ``until``.
     """
     now = now or dt.date.today()
     terms = query_terms(question)
@@ -326,6 +338,15 @@ def plan_question(
     if cue_words and intent in ("change", "current", "history"):  # "changed", "now": not what it is about
         terms = tuple(t for t in terms if t not in cue_words)
     weights = dict(INTENT_WEIGHTS[intent])
+    asks = () if intent == "change" else read_fact_questions(question, entities, table=questions, exclude=window_span)
+    if asks:  # a change question lists the graph's diff instead
+        first = asks[0]
+        shape = f"{first.name} {first.predicate} ?" if first.side == "subject" else f"? {first.predicate} {first.name}"
+        others = len({(a.predicate, a.side) for a in asks[1:]} - {(first.predicate, first.side)})
+        notes.append(f"asks for one fact: {shape} ({first.cue})"
+                     + (f"; {others} other reading{'' if others == 1 else 's'} if it has none" if others else ""))
+        weights["graph"] = max(weights["graph"], INTENT_WEIGHTS["entity"]["graph"])  # its facts' drawers lead
+        weights["answer"] = ANSWER_WEIGHT
     if not entities:
         weights["graph"] = 0.0
     if not window:
@@ -350,4 +371,5 @@ def plan_question(
         intent=intent,
         intent_cue=cue,
         now=now,
+        asks=asks,
     )

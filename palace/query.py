@@ -6,10 +6,12 @@ process can answer many questions (``palace ask --batch``). It never loads spaCy
 1. :func:`palace.planning.plan_question` reads the date window, entities and intent.
 2. The scope (wing, room, window) becomes a set of allowed drawers; outside an explicit
    window drawers are dropped (see :mod:`palace.planning` for why).
-3. The graph answers first: the typed facts about the question's entities (current ones
-   only for a current-state question; every one, superseded included, for a history
-   question or ``history=True``), and for a change question the diff of
-   :mod:`palace.changes`.
+3. The graph answers first: a question that asks for one predicate of one name ("what
+   plan is Initrode on") gets its value from the facts valid then, with its citation and
+   the value it replaced (:mod:`palace.answers`); the typed facts about the question's
+   entities (current ones only for a current-state question; every one, superseded
+   included, for a history question or ``history=True``); for a change question the
+   diff of :mod:`palace.changes`.
 4. The retrievers of :mod:`palace.retrievers` each give a ranked list; weighted reciprocal
    rank fusion (:mod:`palace.fusion`) with the plan's weights orders the drawers, and every
    hit keeps each retriever's rank and score.
@@ -25,11 +27,13 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from palace import retrievers
+from palace.answers import Answer, answer_question
 from palace.changes import ChangeSet, changes_in_window, changes_since_previous_mining
 from palace.errors import PalaceNotFound, UsageError
 from palace.facts import FactView, fact_views
 from palace.fusion import Contribution, RankedList, fuse
 from palace.planning import Plan, plan_question
+from palace.questions import load_questions
 
 if TYPE_CHECKING:
     from palace.core import Palace
@@ -112,15 +116,17 @@ class PlanSummary:
 
 @dataclass(frozen=True)
 class AskResult:
-    """The answer to one question: the plan; for a change question the change list
-    (``changes``); for entity, current-state and history questions the typed ``facts``
-    about the question's entities (``hidden_superseded`` counts the superseded facts a
-    current-state answer left out; ``history=True`` shows them); the hits best first;
-    the time it took."""
+    """The answer to one question: the plan; for a question that asks for one predicate
+    of one name the graph's direct ``answer`` (:class:`palace.answers.Answer`, else
+    None); for a change question the change list (``changes``); for entity,
+    current-state and history questions the typed ``facts`` about the question's
+    entities (``hidden_superseded`` counts the superseded facts a current-state answer
+    left out; ``history=True`` shows them); the hits best first; the time it took."""
 
     question: str
     palace: str
     plan: PlanSummary
+    answer: Answer | None
     changes: ChangeSet | None
     facts: tuple[FactView, ...]
     hidden_superseded: int
@@ -155,7 +161,9 @@ def ask(
     history: bool = False,
     retrievers_only: tuple[str, ...] | None = None,
 ) -> AskResult:
-    """Answer ``question`` from ``palace``: the ``top_k`` best drawers with explanations.
+    """Answer ``question`` from ``palace``: the ``top_k`` best drawers with explanations,
+    and for a question that asks for one predicate of one name ("what plan is Initrode
+    on") the graph's direct answer (:func:`palace.answers.answer_question`).
 
     ``wing``/``room`` restrict the search; ``since``/``until`` (inclusive) filter by date;
     ``now`` anchors relative dates in the question (default: today); ``history`` keeps
@@ -174,7 +182,8 @@ def ask(
         raise PalaceNotFound(f"the palace at {palace.path} holds no drawers", hint="run `palace mine DIR` first")
     palace.check_model()
     plan = plan_question(conn, question, now=now, since=since, until=until,
-                         fiscal_year_start=palace.fiscal_year_start)
+                         fiscal_year_start=palace.fiscal_year_start,
+                         questions=load_questions(palace.path, palace.registry))
     notes = list(plan.notes)
     weights = dict(plan.weights)
     if retrievers_only is not None:
@@ -200,6 +209,18 @@ def ask(
         else:
             window_mode = "ignored"
             notes.append(f"no drawer falls in {plan.window}; the window was ignored")
+
+    answer: Answer | None = None
+    answer_drawers: list[str] = []
+    if retrievers_only is None:
+        answer = answer_question(palace, plan, wing=wing)
+        answer_drawers = answer.drawer_ids() if answer else []
+        if answer_drawers and allowed is not None:  # the answer's evidence, even from before the window
+            admitted = _in_scope(conn, answer_drawers, wing, room) - allowed
+            if admitted and plan.window is not None:
+                notes.append(f"{len(admitted)} drawer{'' if len(admitted) == 1 else 's'} cited by the answer"
+                             f" admitted from outside the window")
+            allowed |= admitted
 
     entity_ids = tuple(i for e in plan.entities for i in e.entity_ids)
     changes: ChangeSet | None = None
@@ -228,9 +249,17 @@ def ask(
                    retrievers.vector(palace, question, allowed, _chroma_where(wing, room, plan.window if window_mode == "filter" else None))),
     ]
     entity_names: dict[str, tuple[str, ...]] = {}
+    asked = next((i for i, e in enumerate(plan.entities) if answer and e.name == answer.subject), None)
+    if answer_drawers and asked is not None:  # the drawers cited by the answer lead the graph's list
+        fact_drawers = {**{d: (asked,) for d in answer_drawers}, **fact_drawers}
     if plan.entities and weights.get("graph"):
         graph_items, entity_names = retrievers.graph(conn, plan.entities, allowed, lists, fact_drawers)
         lists.append(RankedList("graph", weights["graph"], graph_items))
+    if answer is not None and answer.values and weights.get("answer"):  # the statements that answer it
+        lists.append(RankedList("answer", weights["answer"],
+                                retrievers.listed(conn, [v.drawer_id for v in answer.values], allowed)))
+    else:
+        weights.pop("answer", None)
     if plan.identifiers and weights.get("exact"):
         lists.append(RankedList("exact", weights["exact"], retrievers.exact(conn, plan.identifiers, allowed)))
     if changes is not None:
@@ -263,6 +292,7 @@ def ask(
         question=question,
         palace=str(palace.path),
         plan=summary,
+        answer=answer,
         changes=changes,
         facts=facts if plan.intent in FACT_INTENTS else (),
         hidden_superseded=hidden,
@@ -383,6 +413,14 @@ def _check_scope(conn, wing: str | None, room: str | None) -> None:
         if room not in rooms:
             raise UsageError(f"no room {room!r}{' in wing ' + repr(wing) if wing else ''}",
                              hint=f"rooms: {', '.join(rooms)}")
+
+
+def _in_scope(conn, drawer_ids: list[str], wing: str | None, room: str | None) -> set[int]:
+    """The rowids of ``drawer_ids`` inside the wing and room."""
+    sql, params = _scope(wing, room)
+    return {r[0] for r in conn.execute(
+        "SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id IN (SELECT value FROM json_each(?))"
+        + (f" AND {sql}" if sql else ""), [json.dumps(drawer_ids), *params])}
 
 
 def _scope(wing: str | None, room: str | None) -> tuple[str, list]:

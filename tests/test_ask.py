@@ -100,13 +100,14 @@ def test_why_contributions_add_up_to_the_score(sample_palace):
     result = sample_palace.ask("Larkspur Enterprise plan downgrade", now=NOW)
     for hit in result.results:
         assert math.isclose(sum(c.rrf for c in hit.why.retrievers), hit.score, rel_tol=1e-9)
-        assert {c.retriever for c in hit.why.retrievers} <= {"bm25", "vector", "graph", "date", "exact", "changes", "recent"}
+        assert {c.retriever for c in hit.why.retrievers} <= {"bm25", "vector", "graph", "date", "exact", "changes", "recent",
+                                                             "answer"}
         assert hit.line_start <= hit.line_end
 
 
 def test_json_shape_is_stable(sample_palace):
     data = json.loads(sample_palace.ask("who does Bob Okafor report to", now=NOW).to_json())
-    assert set(data) == {"question", "palace", "plan", "changes", "facts", "hidden_superseded", "results",
+    assert set(data) == {"question", "palace", "plan", "answer", "changes", "facts", "hidden_superseded", "results",
                          "elapsed_ms"}
     assert set(data["plan"]) == {"intent", "intent_cue", "now", "terms", "date_window", "date_window_text",
                                  "date_window_source", "date_window_mode", "entities", "identifiers", "weights",

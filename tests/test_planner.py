@@ -4,6 +4,7 @@ matched through aliases, case and possessives, all without spaCy."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 from hypothesis import given, settings
@@ -194,3 +195,138 @@ def test_the_planner_never_loads_spacy(mined_sample):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+# Questions that ask for one predicate of one name (no cue word needed) -----------------
+
+from palace.planning import EntityMatch  # noqa: E402
+from palace.questions import load_questions, read_fact_questions  # noqa: E402
+
+
+def person(name):
+    return EntityMatch(name, name, (1,), ("PERSON",), "name")
+
+
+def org(name):
+    return EntityMatch(name, name, (2,), ("ORG",), "name")
+
+
+@pytest.mark.parametrize("question, predicate, side, name", [
+    ("what plan is Initrode on", "plan", "subject", "Initrode"),
+    ("which tier is Initrode on?", "plan", "subject", "Initrode"),
+    ("What's Initrode's plan now?", "plan", "subject", "Initrode"),
+    ("Initrode plan", "plan", "subject", "Initrode"),
+    ("is Initrode still on Enterprise", "plan", "subject", "Initrode"),
+    ("where does Alice Chen live", "lives_in", "subject", "Alice Chen"),
+    ("where is Alice Chen based", "lives_in", "subject", "Alice Chen"),
+    ("where did Alice Chen use to live", "lives_in", "subject", "Alice Chen"),
+    ("who lives in Lisbon", "lives_in", "object", "Lisbon"),
+    ("who does Bob Okafor report to", "reports_to", "subject", "Bob Okafor"),
+    ("who is Bob Okafor's manager", "reports_to", "subject", "Bob Okafor"),
+    ("who manages Bob Okafor", "reports_to", "subject", "Bob Okafor"),
+    ("who is Bob Okafor managed by", "reports_to", "subject", "Bob Okafor"),
+    ("who reports to Helen Marsh", "reports_to", "object", "Helen Marsh"),
+    ("what medication is Ruth Whitfield on", "takes", "subject", "Ruth Whitfield"),
+    ("what does Ruth Whitfield take", "takes", "subject", "Ruth Whitfield"),
+    ("is Ruth Whitfield on Metoprolol", "takes", "subject", "Ruth Whitfield"),
+    ("who takes Metoprolol", "takes", "object", "Metoprolol"),
+    ("where does Alice Chen work", "works_at", "subject", "Alice Chen"),
+    ("who does Alice Chen work for", "works_at", "subject", "Alice Chen"),
+    ("who employs Alice Chen", "works_at", "subject", "Alice Chen"),
+    ("what is Alice Chen's role", "role", "subject", "Alice Chen"),
+    ("what is Alice Chen's title", "role", "subject", "Alice Chen"),
+    ("what is Alice Chen's job", "role", "subject", "Alice Chen"),
+    ("what does Alice Chen do", "role", "subject", "Alice Chen"),
+    ("who leads Project Harbor", "leads", "object", "Project Harbor"),
+    ("who runs Project Harbor", "leads", "object", "Project Harbor"),
+    ("who is the lead of Project Harbor", "leads", "object", "Project Harbor"),
+    ("who led Project Harbor", "leads", "object", "Project Harbor"),
+    ("what is the status of Project Harbor", "status", "subject", "Project Harbor"),
+    ("is Project Harbor blocked", "status", "subject", "Project Harbor"),
+    ("what does Northwind Labs use", "uses", "subject", "Northwind Labs"),
+    ("who owns Project Harbor", "owns", "object", "Project Harbor"),
+    ("what team does Tom Berg play for", "plays_for", "subject", "Tom Berg"),
+    ("who coached Ajax", "coaches", "object", "Ajax"),
+    ("where did Alice Chen study", "studied_at", "subject", "Alice Chen"),
+])
+def test_a_question_names_its_predicate_without_a_cue(question, predicate, side, name):
+    first = read_fact_questions(question)[0]
+    assert (first.predicate, first.side, first.name) == (predicate, side, name), read_fact_questions(question)
+
+
+@pytest.mark.parametrize("question", [
+    "what did we decide about the Harbor budget",
+    "what does Alice Chen work on",          # "work on" is not an employer
+    "what did Alice do in March",            # an action, not a role
+    "what is the plan for the Harbor launch",
+    "what is the current state of the budget",
+    "harbor budget",
+    "who is the cardiologist",
+])
+def test_questions_that_ask_for_no_one_fact(question):
+    assert read_fact_questions(question) == ()
+
+
+def test_the_kind_of_name_chooses_between_readings():
+    bob, harbor = person("Bob Okafor"), org("Harbor")
+    assert read_fact_questions("who manages Bob Okafor", (bob,))[0].predicate == "reports_to"
+    assert [(q.predicate, q.side) for q in read_fact_questions("who manages Harbor", (harbor,))][0] == ("leads", "object")
+    # the registry's noun readings: a person's lead is their manager, a project's lead leads it
+    assert [q.predicate for q in read_fact_questions("who is Bob Okafor's lead", (bob,))] == ["reports_to"]
+    assert read_fact_questions("who is Harbor's lead", (harbor,))[0].predicate == "leads"
+    (first, *_) = read_fact_questions("is Alice the lead of Harbor", (person("Alice"), harbor))
+    assert (first.predicate, first.side, first.name) == ("leads", "object", "Harbor")
+
+
+def test_the_window_and_time_words_are_not_read(conn):
+    plan = plan_question(conn, "what plan was Initrode on in March 2024", now=NOW)
+    assert (plan.window.start, plan.window.end) == (D(2024, 3, 1), D(2024, 4, 1))
+    assert [(q.predicate, q.name, q.cue) for q in plan.asks] == [("plan", "Initrode", "noun 'plan'")]
+    assert "asks for one fact: Initrode plan ? (noun 'plan')" in plan.notes
+    assert plan.weights["answer"] == 1.0
+    plan = plan_question(conn, "who did Bob report to in summer 2024", now=NOW)
+    assert plan.asks[0].predicate == "reports_to" and plan.window.start == D(2024, 6, 1)
+    assert plan_question(conn, "what changed in Q3", now=NOW).asks == ()
+
+
+def test_a_palace_names_the_question_words_of_its_own_predicates(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({
+        "predicates": [{"name": "drives", "cardinality": "one", "subject": ["PERSON"], "object": ["VALUE"],
+                        "questions": {"nouns": ["car"], "verbs": ["drive"], "label": "car",
+                                      "say": ["{subject} drives {object}", "{subject} drove {object}"]}}],
+        "questions": {"plan": {"nouns": ["contract"]}},
+    }))
+    table = load_questions(tmp_path)
+    for question in ("what car does Alice drive", "what does Alice drive", "what is Alice's car"):
+        first = read_fact_questions(question, table=table)[0]
+        assert (first.predicate, first.label, first.say[0]) == ("drives", "car", "{subject} drives {object}")
+    assert read_fact_questions("what contract is Initrode on", table=table)[0].predicate == "plan"
+    assert read_fact_questions("what contract is Initrode on") == ()  # the shipped words do not have it
+
+
+def test_reading_fact_questions_never_loads_spacy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom palace.questions import load_questions, read_fact_questions\n"
+        "assert read_fact_questions('what plan is Initrode on', table=load_questions())\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('spacy', 'thinc')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+@pytest.mark.parametrize("questions, message", [
+    ({"plan": ["contract"]}, "must be an object of word lists"),
+    ({"plan": {"nouns": "contract"}}, "cannot read 'nouns'"),
+    ({"plan": {"verbs": ["renew [to"]}}, "cannot read 'verbs'"),
+    ({"role": {"forms": ["what does she do"]}}, "cannot read 'forms'"),
+    ({"plan": {"noun": ["contract"]}}, "unknown field 'noun'"),
+])
+def test_malformed_question_words_are_a_user_error(tmp_path, questions, message):
+    from palace.errors import UsageError
+
+    (tmp_path / "config.json").write_text(json.dumps({"questions": questions}))
+    with pytest.raises(UsageError, match=message):
+        load_questions(tmp_path)
