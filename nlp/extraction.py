@@ -147,6 +147,8 @@ class Extraction:
         """The first date inside the relation's own clause (a date elsewhere in the
         sentence belongs to another clause: "she stays on Metformin; he'll review it in
         August")."""
+        if relation.date_tokens:
+            return next((m for m in self.dates if any(m.start <= t < m.end for t in relation.date_tokens)), None)
         return next((m for m in self.dates if relation.clause_start <= m.start and m.end <= relation.clause_end), None)
 
     def _shifted(self, relation: Relation, chosen: DateMention) -> DateInterval:
@@ -230,7 +232,7 @@ def entity_key(name: str) -> str:
 def _plausible_name(name: str) -> bool:
     if len(name) < 2 or not any(ch.isalpha() for ch in name):
         return False
-    if any(ch in name for ch in "`{}[]<>|=/\\@#*_"):
+    if any(ch in name for ch in "`{}[]<>|=/\\@#*_:"):
         return False
     return len(name) <= 80
 
@@ -357,7 +359,7 @@ class Extractor:
             if len(cache) > 10_000:
                 cache.clear()
             doc = self.nlp(name, disable=[p for p in self.nlp.pipe_names if p not in ("ner", "palace_values")])
-            label = next((e.label_ for e in doc.ents if e.end - e.start >= len(doc) - 1), None)
+            label = next((e.label_ for e in doc.ents if e.end - e.start == len(doc)), None)
             words = name.split()
             known = known_words(self.nlp)
             if len(words) == 1 and label == "PERSON":

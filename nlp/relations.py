@@ -117,7 +117,7 @@ QUANTITY_HEADS = frozenset({"mg", "mcg", "µg", "g", "ml", "iu", "unit", "units"
 TITLE_DROP = frozenset({"new", "former", "current", "then", "now", "previous", "incoming", "outgoing", "longtime",
                         "long-time", "our", "their", "his", "her", "its", "my", "your", "the", "a", "an", "acting"})
 NOT_THINGS = frozenset({"DATE", "TIME", "CARDINAL", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "VALUE"})
-ORG_LIKE = ("ORG", "PRODUCT", "FAC", "WORK_OF_ART", "EVENT", "LAW", "NORP")
+ORG_LIKE = ("ORG", "PRODUCT", "FAC", "WORK_OF_ART", "EVENT", "LAW")
 IRREGULAR = {
     "be": ("am", "is", "are", "was", "were", "been", "being", "'s", "'re", "'m", "’s", "’re"),
     "lead": ("led",), "run": ("ran",), "write": ("wrote", "written"), "leave": ("left",),
@@ -226,6 +226,9 @@ class Relation:
     object_label: str | None = None
     #: the cited text when it is not the drawer's (a front-matter field)
     quote: str | None = None
+    #: drawer chars of the clause's words that may date it (not "2025" of "the 2025
+    #: hiring plan", a year naming a thing); empty: any date inside the clause span
+    date_tokens: tuple[int, ...] = ()
 
     @property
     def extractor(self) -> str:
@@ -428,9 +431,18 @@ class _Sentence:
             prev = self.doc[first - 1]
             if prev.dep_ in ("compound", "flat", "nmod") and prev.head.i >= token.i and self.is_name_word(prev):
                 first -= 1
-            elif prev.lower_ in particles and first >= 2 and self.is_name_word(self.doc[first - 2]) \
-                    and prev.head.i >= first - 2:
-                first -= 2
+            elif prev.lower_ in particles:
+                back = first - 1
+                while back > 0 and self.doc[back - 1].lower_ in particles:
+                    back -= 1  # "Ana de la Cruz"
+                if back >= 1 and self.is_name_word(self.doc[back - 1]):
+                    first = back - 1
+                else:
+                    break
+            elif prev.is_alpha and prev.text.islower() and first >= 3 and self.doc[first - 2].text in ("-", "‐") \
+                    and not self.doc[first - 2].whitespace_ and not self.doc[first - 3].whitespace_ \
+                    and self.is_name_word(self.doc[first - 3]):
+                first -= 3  # "Jae-won Park"
             elif prev.text in ("-", "‐") and first >= 2 and not prev.whitespace_ and \
                     not self.doc[first - 2].whitespace_ and self.doc[first - 2].text[:1].isalpha():
                 first -= 2  # "Jae-won Park": the hyphen joins the two halves of a name
@@ -472,7 +484,13 @@ class _Sentence:
         end = self.offset + self.doc[last].idx + len(self.doc[last].text)
         known = [self._by_token[i] for i in range(first, last + 1) if self._by_token.get(i) is not None]
         for index in known:
-            if self.mentions[index].start <= start and end <= self.mentions[index].end:
+            mention = self.mentions[index]
+            if mention.start <= start and end <= mention.end:
+                outside = [t for t in self.doc if mention.start <= self.offset + t.idx < mention.end
+                           and not first <= t.i <= last]
+                if any(t.lower_ in ("for", "with", "to", "and", "or", "from", "at", "by", "in", "on", "as")
+                       for t in outside) and self.is_name_word(token):
+                    return self._add_mention(first, last, mention.label)  # "Slack for Discord" is two names
                 return index  # the recogniser's mention holds the whole name
         if known:  # the recogniser cut the name: the whole run, with the label it gave
             return self._add_mention(first, last, self.mentions[known[0]].label)
@@ -543,14 +561,15 @@ class _Sentence:
             del self.mentions[mark:]
             self._by_token = {i: m for i, m in self._by_token.items() if m < mark}
 
-    def nearest(self, token: "Token", labels: Sequence[str], team: bool = False) -> int | None:
+    def nearest(self, token: "Token", labels: Sequence[str], team: bool = False, *, before: int | None = None,
+                exclude: str | None = None) -> int | None:
         """The mention a pronoun most likely refers to: of the mentions of ``labels`` (or
         naming a team, with ``team``) before it in the drawer, those of the latest
         sentence that has any, and of these the first (a sentence's first person is
         usually its subject: "Alice rang Bob; she…" is Alice). A heuristic, so facts built
         on it are ``inferred``."""
-        position = self.offset + token.idx
-        before = [i for i, m in enumerate(self.mentions) if m.end <= position and (
+        position = self.offset + token.idx if before is None else before
+        before = [i for i, m in enumerate(self.mentions) if m.end <= position and m.key != exclude and (
             m.label in labels or (team and set(m.name.casefold().split()) & TEAM_WORDS))]
         if not before and team:  # an organisation the recogniser took for a person: the
             # first thing named in the latest sentence that has one
@@ -803,21 +822,34 @@ def _clause_text(token: "Token") -> str:
     return " ".join(token.doc.text[start:end].split("\n", 1)[0].split())[:MAX_VALUE_CHARS]
 
 
-def _clause_span(verb: "Token") -> tuple[int, int]:
-    """The chars of the verb's own clause: its subtree without conjoined clauses and
+def _clause_tokens(verb: "Token") -> list["Token"]:
+    """The words of the verb's own clause: its subtree without conjoined clauses and
     without the clauses nested in its arguments ("Helena, who moved in 2020, works for
-    Siemens": 2020 is not when she works there)."""
+    Siemens": 2020 is not when she works there); a final "." is left out."""
     nested = ("relcl", "acl", "appos", "conj", "cc", "parataxis")
     tokens = [verb]
     stack = [c for c in verb.children if c.dep_ not in ("conj", "cc", "parataxis")]
     while stack:
         token = stack.pop()
-        if not token.is_punct:  # a final "." hangs on the root: it must not stretch the span
+        if not token.is_punct:
             tokens.append(token)
         stack.extend(c for c in token.children if c.dep_ not in nested
                      or (c.dep_ in ("conj", "cc") and c.pos_ not in ("VERB", "AUX"))  # "2006 and 2020"
                      or (c.dep_ == "appos" and (c.pos_ == "NUM" or c.ent_type_ == "DATE")))  # "(2015–2019)"
+    return tokens
+
+
+def _clause_span(verb: "Token") -> tuple[int, int]:
+    """The chars of the verb's own clause (see :func:`_clause_tokens`)."""
+    tokens = _clause_tokens(verb)
     return min(t.idx for t in tokens), max(t.idx + len(t.text) for t in tokens)
+
+
+def _dating_tokens(verb: "Token") -> list["Token"]:
+    """The clause's words that may date it: not a date that modifies a noun ("the 2025
+    hiring plan", "Q3 roadmap") — that one names a thing."""
+    return [t for t in _clause_tokens(verb)
+            if not (t.dep_ in ("compound", "nummod", "amod", "nmod", "poss") and t.head.pos_ in ("NOUN", "PROPN"))]
 
 
 def _plain_title(token: "Token") -> str:
@@ -874,8 +906,8 @@ class RelationReader:
                 if found is not None and mod.lower_ not in tiers:
                     entity = found
                     continue
-                if mod.lower_ in ("support", "current", "new", "old", "paid", "annual", "monthly", "yearly", "subscription"):
-                    continue
+                if mod.lower_ not in tiers and not mod.text[:1].isupper():
+                    continue  # "the 5-user Starter package", "our support tier"
                 words.append(mod.text)
             if words and (words[-1].casefold() in tiers or words[-1][:1].isupper()):
                 return " ".join(words), entity
@@ -1082,6 +1114,8 @@ class RelationReader:
             tokens: list = []
             if where in ("nsubj", "dobj"):
                 token = _logical(verb, where)
+                if token is not None and self._noun_readings(token) and token.pos_ == "NOUN":
+                    token = None  # "Project lead for Osprey changed…": read by _relational
                 if token is not None and (obj is None or token.i != obj.i):
                     tokens = _conjuncts(token)
                 elif token is None and where == "nsubj" and not _is_passive(verb):
@@ -1170,12 +1204,15 @@ class RelationReader:
             if pattern.value == "status" and pattern.object == "passive-verb" and not _child(verb, "auxpass"):
                 return None, None, None, "not a passive"
             value, hint = self._value(pattern.value, obj, sentence)
-            if value is None and pattern.any_value and obj.pos_ in ("NOUN", "PROPN") and obj.ent_type_ not in NOT_THINGS:
+            if value is None and pattern.any_value and obj.pos_ == "NOUN" and not obj.ent_type_ \
+                    and sentence.mention_of(obj) is None:
                 value = _noun_phrase(obj, drop=TITLE_DROP)  # "employed … as an actuary"
             return None, value, hint, None if value else f"object not a {pattern.value}"
         obj = _unwrap(obj)
         if obj.ent_type_ in NOT_THINGS and sentence.mention_of(obj) is None:
             return None, None, None, "object is a date or a number"
+        if obj.lemma_.casefold() in self.rules.values.get("tier_nouns", ()) and self._tier(obj, sentence)[0]:
+            return None, None, None, "a plan tier"  # "bought 40 seats of the Enterprise edition": a plan
         label = next((t for t in (pattern.object_types or self.rules.object_types.get(pattern.predicate, ()))
                       if t not in ("*", "VALUE", "CONCEPT")), "ORG")
         mention = None
@@ -1193,7 +1230,9 @@ class RelationReader:
             value = _clause_text(obj) if pattern.object == "clause" else _noun_phrase(obj)
             if not value or len(value) < 2:
                 return None, None, None, "no object"
-            if pattern.proper and not _names_something(obj):
+            if pattern.proper and not _names_something(obj) and not (
+                    pattern.predicate == "owns" and any(c.lower_ == "the" for c in obj.lefts)
+                    and any(c.dep_ == "compound" for c in obj.lefts)):  # "owns the billing service"
                 return None, None, None, "object names nothing in particular"
             return None, value, None, None
         found_label = sentence.mentions[mention].label
@@ -1245,7 +1284,8 @@ class RelationReader:
             for subject in subjects:
                 is_ending = pattern.ending or ending
                 if pattern.value == "title":
-                    if any(c.dep_ == "poss" for c in obj.children) and self._noun_readings(obj):
+                    if any(c.dep_ == "poss" and c.lower_ not in FIRST_PERSON for c in obj.children) \
+                            and self._noun_readings(obj):
                         continue  # "Ola is her manager": a relational noun, read by _relational
                     # "CFO of Umbrella": the role, and the employer (or what a head title leads)
                     if self._subject_fits(pattern, subject, sentence):
@@ -1348,8 +1388,12 @@ class RelationReader:
     def _relation(self, pattern, sentence: _Sentence, subject: _Subject, object_mention, value, verb, *,
                   ending: bool = False, rule: str | None = None, predicate: str | None = None,
                   kind: str | None = None, clause: tuple[int, int] | None = None) -> Relation:
-        if clause is None:
-            clause = _clause_span(verb) if verb is not None else (0, 0)
+        dating: tuple[int, ...] = ()
+        if clause is None and verb is not None:
+            clause = _clause_span(verb)
+            dating = tuple(sentence.offset + t.idx for t in _dating_tokens(verb))
+        elif clause is None:
+            clause = (0, 0)
         inferred = subject.inferred
         confidence = INFERRED_CONFIDENCE if inferred else (STATED_CONFIDENCE if object_mention is not None else VALUE_CONFIDENCE)
         # the cited span: the sentence (one block of it), without surrounding space
@@ -1358,6 +1402,7 @@ class RelationReader:
         last = len(text.rstrip())
         predicate = predicate or pattern.predicate
         return Relation(
+            date_tokens=dating,
             predicate=predicate, subject=subject.index, object=object_mention,
             value=value[:MAX_VALUE_CHARS] if value else None,
             start=sentence.offset + first, end=sentence.offset + last,
@@ -1385,7 +1430,13 @@ class RelationReader:
             if child.dep_ == "prep" and child.lower_ in ("of", "for", "at"):
                 for pobj in child.children:
                     if pobj.dep_ == "pobj":
-                        return self._resolve(pobj, sentence, "ORG"), pobj
+                        found = self._resolve(pobj, sentence, "ORG")
+                        if found is None and any(r.possessor == "object" for r in self._noun_readings(noun)) \
+                                and pobj.pos_ == "NOUN" and any(c.dep_ == "compound" for c in pobj.lefts):
+                            # "ownership of the billing service": a thing named by its phrase
+                            index = sentence.phrase_mention(pobj, "PRODUCT", lower_ok=True)
+                            found = _Subject(index) if index is not None else None
+                        return found, pobj
         for child in noun.lefts:
             if child.dep_ in ("compound", "nmod") and sentence.mention_of(child) is not None \
                     and sentence.mentions[sentence.mention_of(child)].label not in NOT_THINGS:
@@ -1446,7 +1497,8 @@ class RelationReader:
                 if self._noun_readings(token.head):
                     pairs.append((token.head, token, None, None))
             for noun, value_token, verb, old in pairs:
-                if self._title_word(noun) and not any(c.dep_ == "poss" for c in noun.children) and old is None:
+                if self._title_word(noun) and not any(c.dep_ == "poss" for c in noun.children) and old is None \
+                        and noun.dep_ != "nsubj":
                     continue  # "Ines is the chair of the Board": a title, read with its role
                 if verb is not None:
                     how = mood(verb)
@@ -1457,6 +1509,22 @@ class RelationReader:
                     how = "fact"
                 mark = len(sentence.mentions)
                 possessor, possessor_token = self._possessor(noun, sentence)
+                if possessor is not None and possessor.inferred and possessor.index is not None \
+                        and possessor_token is not None and possessor_token.lower_ in PERSON_PRONOUNS:
+                    value = sentence.mention_of(value_token)
+                    if value is not None and sentence.mentions[value].key == sentence.mentions[possessor.index].key:
+                        # "Ola Berg is her manager": "her" is someone before Ola Berg
+                        other = sentence.nearest(value_token, ("PERSON",), before=sentence.mentions[value].start,
+                                                 exclude=sentence.mentions[value].key)
+                        possessor = _Subject(other, inferred=True) if other is not None else None
+                if possessor is None and self._title_word(noun) and noun.dep_ == "nsubj" and (
+                        possessor_token is None or possessor_token.lower_ in FIRST_PERSON):
+                    # "Our account manager at Contoso is Priyanka Sethi": her role
+                    person = sentence.proper_mention(value_token, "PERSON")
+                    if person is not None:
+                        out.extend(self._title_facts(Pattern("role", "noun-title", (), "attr"), noun, sentence,
+                                                     _Subject(person), verb))
+                    continue
                 if possessor is None:
                     sentence.rollback(mark)
                     continue
@@ -1479,8 +1547,8 @@ class RelationReader:
         tier_nouns = self.rules.values.get("tier_nouns", frozenset())
         for token in sentence.doc:
             owner = next((c for c in token.children if c.dep_ == "poss"), None)
-            if owner is None or owner.lower_ == "whose":
-                continue
+            if owner is None or owner.lower_ == "whose" or token.dep_ not in ("nsubj", "nsubjpass"):
+                continue  # as an object its verb says what happens to it ("cancelled their Pro plan")
             clause = token.head
             while clause.pos_ not in ("VERB", "AUX") and clause.head.i != clause.i:
                 clause = clause.head
@@ -1570,10 +1638,12 @@ class RelationReader:
                 if not self._title_word(title_token) or (sentence.mention_of(title_token) is not None and
                                                          not self.rules.is_value_word(title_token.text)):
                     continue
-                if any(c.dep_ == "poss" for c in title_token.children) and self._noun_readings(title_token):
-                    continue  # "her manager, Ola Berg": a relation, read by _relational
+                if any(c.dep_ == "poss" and c.lower_ not in FIRST_PERSON for c in title_token.children) \
+                        and self._noun_readings(title_token):
+                    continue  # "her manager, Ola Berg": a relation, read by _relational ("our manager": a role)
                 subject = sentence.proper_mention(person_token, "PERSON")
-                if subject is None or sentence.mentions[subject].label != "PERSON":
+                if subject is None or sentence.mentions[subject].label in NOT_THINGS or \
+                        sentence.mentions[subject].label in ("GPE", "LOC", "FAC", "EVENT", "WORK_OF_ART", "LAW"):
                     continue
                 out.extend(self._title_facts(pattern, title_token, sentence, _Subject(subject), None,
                                              clause=_subtree_span(title_token)))
@@ -1665,12 +1735,21 @@ class RelationReader:
                 if prep.lower_ == "at" and thing is not None:
                     employers.append(thing)
                 elif prep.lower_ == "of" and named:
-                    (led if is_head else employers).append(thing)
+                    if sentence.mentions[thing].label in ("GPE", "LOC") and (
+                            token.lower_ in self.rules.values.get("civic_titles", frozenset())
+                            or full_title in self.rules.values.get("civic_titles", frozenset())):
+                        department = pobj  # "Mayor of Trondheim": the place is part of the title
+                    else:
+                        (led if is_head else employers).append(thing)
                 elif prep.lower_ == "of":  # "Director of Engineering": a department, part of the title
                     department = pobj
                 elif prep.lower_ in ("for", "on") and is_head and thing is not None:
                     led.append(thing)
         if department is not None:
+            for prep in department.children:  # "Head of Partnerships at Nubank"
+                if prep.dep_ == "prep" and prep.lower_ == "at":
+                    employers += [t for t in (self._thing(g, sentence, "ORG") for g in prep.children if g.dep_ == "pobj")
+                                  if t is not None]
             title = f"{title} of {_noun_phrase(department, drop=TITLE_DROP)}"
             if is_head and not led:
                 thing = sentence.phrase_mention(department, "ORG", lower_ok=True) or sentence.proper_mention(department, "ORG")
@@ -1681,7 +1760,9 @@ class RelationReader:
                     led.append(thing)
         out = [self._relation(pattern, sentence, subject, None, title, verb, ending=ending, predicate="role",
                               kind="state", clause=clause)]
-        for predicate, things in (("works_at", employers), ("leads", led)):
+        groups = [t for t in employers if set(sentence.mentions[t].name.casefold().split()) & (TEAM_WORDS | GROUP_NOUNS)]
+        employers = [t for t in employers if t not in groups]  # "treasurer of the Running Club": a member
+        for predicate, things in (("works_at", employers), ("member_of", groups), ("leads", led)):
             for thing in dict.fromkeys(things):
                 if subject.index is None or thing != subject.index:
                     out.append(self._relation(pattern, sentence, subject, thing, None, verb, ending=ending,
