@@ -206,7 +206,7 @@ def run(cases: list[dict], on_error=None) -> list[CaseResult]:
     """Extract every case with one shared extractor and score it."""
     from palace.extract import extract_text
     from palace.nlp.extraction import Extractor
-    from palace.nlp.relations import RelationRules
+    from palace.nlp.rules import RelationRules
     from palace.temporal import load_registry, load_values
 
     extractor = Extractor(rules=RelationRules.from_registry(load_registry(None), load_values(None)))

@@ -28,16 +28,10 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from palace.nlp.dates import DateInterval, interpret_date, year_spans
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
 from palace.nlp.names import LEGAL_SUFFIXES, key_without_final_dot, person_name, whole_names
-from palace.nlp.relations import (
-    PRONOUNS,
-    Candidate,
-    Context,
-    LineReader,
-    Relation,
-    RelationReader,
-    RelationRules,
-    speakers,
-)
+from palace.nlp.lines import LineReader, speakers
+from palace.nlp.relations import RelationReader
+from palace.nlp.rules import RelationRules
+from palace.nlp.sentence import Candidate, Context, Relation
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -301,6 +295,10 @@ class Extractor:
     def _with_relations(self, batch: list, can_parse: bool) -> Iterator[Extraction]:
         """Parse the sentences of ``batch`` that may hold a relation; read them, and the
         drawers' key–value lines."""
+        from spacy.attrs import IS_ALPHA, IS_TITLE, IS_UPPER, LOWER
+
+        from palace.nlp.pipeline import VALUE_LABEL
+
         if not can_parse:
             yield from (extraction for _, extraction, _ in batch)
             return
@@ -312,16 +310,25 @@ class Extractor:
             context = replace(context, speakers=speakers(extraction.text), text=extraction.text)
             contexts.append(context)
             starts = [m.start for m in extraction.entities]
+            # token attributes as arrays: the prefilter makes no Token objects
+            table = doc.to_array([LOWER, IS_ALPHA, IS_TITLE, IS_UPPER])
+            values = [e.start for e in doc.ents if e.label_ == VALUE_LABEL]
+            # a pronoun is worth a parse only where it can stand for someone: "I" and "we"
+            # in a chat line or a journal with an owner, "he" or "it" after a name
+            pronouns = (rules.hashed()["third_person"] if starts else frozenset()) | (
+                rules.hashed()["first_person"] if context.owner or context.speakers else frozenset())
             # a sentence is parsed one block at a time: spaCy's sentences run across a
             # heading and its paragraph, and "Renewal" would become an object
             for s, segment in enumerate(segments(doc)):
                 self.sentences_seen += 1
-                words = [t.lower_ for t in segment]
-                named = any(segment.start_char <= x < segment.end_char for x in starts) or any(
-                    t.text[:1].isupper() and t.i > segment.start and t.is_alpha for t in segment)
-                if not named and not any(w in PRONOUNS for w in words):
+                rows = table[segment.start:segment.end]
+                lowers = rows[:, 0].tolist()
+                named = any(segment.start_char <= x < segment.end_char for x in starts) or bool(
+                    (rows[1:, 1] & (rows[1:, 2] | rows[1:, 3])).any())
+                if not named and not pronouns.intersection(lowers):
                     continue
-                if rules.may_match(words):
+                has_value = any(segment.start <= v < segment.end for v in values)
+                if rules.may_match_hashes(lowers, has_value):
                     wanted.append((b, s, segment))
         found: dict[int, list[Relation]] = {}
         mentions = [list(extraction.entities) for _, extraction, _ in batch]

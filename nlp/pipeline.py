@@ -12,6 +12,7 @@ lemmatizer, dependency parser). Measured on 148k words of the Rust minutes: ner 
 from __future__ import annotations
 
 import importlib.util
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -95,11 +96,18 @@ def add_value_ruler(nlp: "Language", rules) -> None:
     nlp.get_pipe("palace_values").rules = rules
 
 
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
 def _value_spans(doc, rules) -> list:
     """The tokens of ``doc`` that are lexicon values (see :func:`add_value_ruler`)."""
     tiers = rules.values.get("tier", frozenset())
     tier_nouns = rules.values.get("tier_nouns", frozenset())
     titles = rules.values.get("title", frozenset())
+    # most drawers hold no value word: look at the text before making Token objects
+    if not any(w in tiers or w in titles or rules.is_medication_word(w)
+               for w in (m.group(0).casefold() for m in _WORD.finditer(doc.text))):
+        return []
     found = []
     for token in doc:
         text = token.text

@@ -107,7 +107,9 @@ def extract_text(
     from palace.nlp.chunking import chunk_markdown
     from palace.nlp.dates import DateInterval
     from palace.nlp.extraction import Extraction, Extractor
-    from palace.nlp.relations import Context, LineReader, RelationRules
+    from palace.nlp.lines import LineReader
+    from palace.nlp.rules import RelationRules
+    from palace.nlp.sentence import Context
     from palace.reading import split_front_matter
     from palace.temporal import load_registry, load_values
 

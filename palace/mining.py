@@ -49,7 +49,9 @@ from palace.nlp.extraction import (
 )
 from palace.reading import Note, Unreadable, content_hash, read_note
 from palace.config import read_config
-from palace.nlp.relations import Context, LineReader, RelationRules
+from palace.nlp.lines import LineReader
+from palace.nlp.rules import RelationRules
+from palace.nlp.sentence import Context
 from palace.resolution import link_lowercase_mentions, resolve_wing
 from palace.temporal import apply_timelines, load_values, recorded_now
 from palace.vectors import date_number

@@ -114,3 +114,22 @@ def test_until_a_period_means_through_its_end_and_bad_paths_are_errors(mined_sam
     assert readme.exit_code == 1 and f"Error: the palace path {README} is a file" in readme.output
     missing = runner.invoke(app, ["mine", str(tmp_path / "nope"), "--palace", str(tmp_path / "p2")])
     assert missing.exit_code == 1 and not (tmp_path / "p2").exists()
+
+
+def test_extract_shows_facts_routes_and_rejections_without_a_palace(tmp_path):
+    result = runner.invoke(app, ["extract", "Ines Moreau moved from Oslo to Bergen. Bo Chen might join Acme.",
+                                 "--date", "2024-05-02", "--json", "--palace", str(tmp_path / "none")])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    facts = {(f["subject"], f["predicate"], f["object"], f["valid_from"], f["valid_to"], f["route"]) for f in data["facts"]}
+    assert ("Ines Moreau", "lives_in", "Bergen", "2024-05-02", None, "one: supersedes") in facts
+    assert ("Ines Moreau", "lives_in", "Oslo", None, "2024-05-02", "one: supersedes") in facts
+    assert {"predicate": "joined", "reason": "hedged"}.items() <= next(
+        r for r in data["rejected"] if r["predicate"] == "joined").items()
+    assert not (tmp_path / "none").exists()  # nothing stored, no palace made
+    note = tmp_path / "harbor.md"
+    note.write_text("---\ntitle: Harbor\nstatus: blocked\n---\nSensors are late.\n", encoding="utf-8")
+    shown = runner.invoke(app, ["extract", "--file", str(note), "--date", "2024-05-02"])
+    assert shown.exit_code == 0 and "Harbor –status→ blocked" in shown.output and "rule front-matter-status" in shown.output
+    both = runner.invoke(app, ["extract", "x", "--file", str(note)])
+    assert both.exit_code == 1 and "Error: give a TEXT or --file FILE (not both)" in both.output

@@ -10,7 +10,7 @@ import pytest
 
 from palace.extract import extract_text
 from palace.nlp.extraction import Extractor
-from palace.nlp.relations import RelationRules
+from palace.nlp.rules import RelationRules
 from palace.temporal import default_registry, load_values
 
 DAY = dt.date(2024, 6, 10)

@@ -550,3 +550,24 @@ def test_never_raises_on_date_like_text(words, base, fys):
 def test_json_roundtrip(interval):
     assert DateInterval.from_json(interval.to_json()) == interval
     assert str(interval).startswith(interval.start.isoformat())
+
+
+@given(year=st.integers(1000, 2999), lead=st.sampled_from(["in", "since", "from", "until", "to", "by", "during"]))
+def test_a_year_after_a_preposition_is_that_year_whatever_the_century(year, lead):
+    from palace.nlp.dates import year_spans
+
+    text = f"She moved {lead} {year}. Then more."
+    ((start, end, interval),) = year_spans(text)
+    assert text[start:end] == str(year)
+    assert (interval.start, interval.end, interval.granularity) == (date(year, 1, 1), date(year + 1, 1, 1), "year")
+
+
+@given(first=st.integers(1000, 2990), span=st.integers(1, 9), dash=st.sampled_from(["-", "–", "—"]))
+def test_a_dashed_year_range_runs_to_the_end_of_its_last_year(first, span, dash):
+    from palace.nlp.dates import year_spans
+
+    last = first + span
+    for written in (f"{first}{dash}{last}", f"({first} {dash} {last})"):
+        (found,) = year_spans(f"Chair of the board {written} and after.")
+        assert (found[2].start, found[2].end, found[2].granularity) == (date(first, 1, 1), date(last + 1, 1, 1), "range")
+    assert year_spans("Released on 2024-05-01.") == []  # an ISO day is no range

@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 
 from palace.nlp.extraction import Extractor
-from palace.nlp.relations import RelationRules
+from palace.nlp.rules import RelationRules
 from palace.temporal import default_registry, load_values
 
 NOTE_DATE = dt.date(2024, 12, 31)

@@ -1,0 +1,236 @@
+"""The lines people write: key–value fields ("Status: blocked", "- Owner: Ana Lima",
+"| Plan | Pro |"), the speakers of chat lines ("[10:02] Mara Lind: …") and the fields of a
+note's front matter. Regular expressions over the raw text, read through the
+registry's relational nouns: no parse needed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterable
+
+from palace.nlp.rules import RelationRules, RelationalNoun
+from palace.nlp.sentence import Context, Relation, VALUE_CONFIDENCE
+
+if TYPE_CHECKING:
+    from palace.nlp.extraction import EntityMention
+
+
+# lines people write: key–value fields, chat lines, front matter ------------------------
+
+_TABLE_ROW = re.compile(r"^[ \t]*\|[ \t]*(?P<key>[A-Za-z][A-Za-z /&'’-]{0,30}?)[ \t]*\|[ \t]*(?P<value>[^|\n]{1,150}?)[ \t]*\|[ \t]*$", re.M)
+_KEY_VALUE = re.compile(
+    r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?P<key>[A-Za-z][A-Za-z /&'’-]{0,30}?)(?:\*\*|__)?[ \t]*:(?:\*\*|__)?"
+    r"[ \t]*(?P<value>\S[^\n]{0,150}?)[ \t]*$", re.M)
+_SPEAKER = re.compile(
+    r"^[ \t]*(?:[-*+>][ \t]+)?"
+    r"(?:(?:\[[^\]\n]{1,40}\]|\(?\d{1,2}[:.]\d{2}(?:[:.]\d{2})?(?:[ \t]*[AaPp]\.?[Mm]\.?)?\)?"
+    r"|\d{1,2}/\d{1,2}/\d{2,4},?[ \t]*\d{1,2}:\d{2}(?:[ \t]*[AaPp][Mm])?)[ \t]*[-–—,]?[ \t]*)?"
+    r"(?:<(?P<nick>[^>\s]{1,30})>[ \t]+\S|(?:\*\*|__)?(?P<name>[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*){0,2})"
+    r"(?:\*\*|__)?[ \t]*:[ \t]+\S)", re.M)
+#: Words before a colon that label a line rather than name a speaker.
+LINE_LABELS = frozenset("""
+note notes decision decisions action actions action item todo to-do q a agenda summary update updates re subject
+from to cc date time when where who what why how attendees present absent apologies minutes next next steps
+outcome outcomes result results context background problem proposal question questions answer answers tl;dr
+tldr important warning fyi edit ps p.s. source link links ref reference see example examples step steps
+goal goals risk risks blocker blockers issue issues topic topics item items discussion follow-up follow up
+""".split()) | {"action item", "next steps", "follow up", "to do"}
+MARKUP = re.compile(r"\*\*|__|`|\[\[|\]\]")
+
+
+def speakers(text: str, labels: Iterable[str] = ()) -> tuple[tuple[int, int, str], ...]:
+    """The chat lines of ``text`` and who speaks them: ``(line start, line end, name)``
+    for lines such as ``Mara: I started…``, ``[10:02] Mara Lind: my manager…``,
+    ``**Bo**: we moved…``, ``- 14:05 Ana: …``, ``12/03/2024, 19:22 - Amaka: …`` (a
+    phone's export), ``<Rin> i work…`` (IRC). A word that labels a line ("Decision:",
+    "Status:", or any of ``labels``) is no speaker."""
+    skip = LINE_LABELS | {w.casefold() for w in labels}
+    out = []
+    for m in _SPEAKER.finditer(text):
+        name = (m.group("name") or m.group("nick")).strip().rstrip(".")
+        if name.casefold() in skip or name.split()[0].casefold() in skip:
+            continue
+        start = m.start()
+        end = text.find("\n", start)
+        out.append((start, len(text) if end < 0 else end, name))
+    return tuple(out)
+
+
+def name_like(text: str) -> bool:
+    """A title or heading that can be the subject of key–value lines: a short name
+    ("Initrode", "Project Falcon", "Ruth Adler"), not a date, a sentence or a generic
+    label ("Notes", "Weekly sync")."""
+    text = text.strip()
+    words = text.split()
+    if not words or len(words) > 6 or not text[:1].isupper() or any(ch.isdigit() for ch in text[:4]):
+        return False
+    if text.endswith((".", "?", "!", ":")):
+        return False
+    generic = LINE_LABELS | {"meeting", "sync", "standup", "stand-up", "weekly", "daily", "monthly", "retro",
+                             "retrospective", "journal", "diary", "log", "overview", "index", "readme", "untitled",
+                             "inbox", "misc", "ideas", "thoughts", "plan", "plans", "status", "report", "review",
+                             "account", "profile", "details", "info", "contact", "contacts", "vendor", "people",
+                             "team", "background", "history", "timeline", "open", "questions", "decisions"}
+    return not all(w.casefold().strip(":,") in generic for w in words)
+
+
+class LineReader:
+    """Reads the key–value lines of a drawer ("Status: blocked", "- Owner: Ana Lima",
+    "**Plan:** Pro") and the fields of a note's front matter, through the relational
+    nouns of the registry: the possessor is the drawer's heading or the note's title,
+    when it is a name (:func:`name_like`)."""
+
+    def __init__(self, rules: RelationRules, label_of=None) -> None:
+        self.rules = rules
+        self.label_of = label_of or (lambda name: None)
+
+    def _readings(self, key: str) -> list[RelationalNoun]:
+        key = " ".join(key.casefold().split())
+        return self.rules.nouns.get(key) or self.rules.nouns.get(key.rstrip("s")) or []
+
+    def _clean(self, value: str) -> str:
+        value = MARKUP.sub("", value).strip()
+        value = re.split(r"\s+[(\[—–]|\s-\s|;|,\s|\s+(?:since|from|as of|until)\s", value, maxsplit=1)[0]
+        return value.strip().rstrip(".!").strip()
+
+    def value_ok(self, kind: str | None, value: str, entity: bool) -> str | None:
+        """``value`` as the fact's literal when it fits ``kind`` (a value lexicon) or, for
+        an entity predicate, when it looks like a name; else None."""
+        if not value or len(value) > 80:
+            return None
+        low = value.casefold()
+        words = low.split()
+        if kind == "status":
+            low = low.replace("-", " ").replace("_", " ")
+            return low if low in self.rules.values.get("status", ()) else None
+        if kind == "tier":
+            first = value.split()[0]
+            if words[-1] in self.rules.values.get("tier_nouns", ()) and len(words) > 1:
+                value = " ".join(value.split()[:-1])
+            return value if (first.casefold() in self.rules.values.get("tier", ()) or first[:1].isupper()) and len(words) <= 3 else None
+        if kind == "medication":
+            first = value.split()[0]
+            return first if self.rules.is_medication_word(first) or first[:1].isupper() else None
+        if kind == "title":
+            return value if (low in self.rules.values.get("title", ()) or words[-1] in self.rules.values.get("title", ())
+                             or value[:1].isupper()) and len(words) <= 6 else None
+        if entity:
+            return value if all(w[:1].isupper() or w in ("de", "van", "von", "der", "la", "du", "da", "of", "&")
+                                for w in value.split()) and len(words) <= 6 else None
+        return value
+
+    def _fitting(self, readings: list[RelationalNoun], possessor: str, mentions=()) -> list[RelationalNoun]:
+        """The readings whose possessor types fit ``possessor`` (a project's "Manager:"
+        leads it, a person's "Manager:" is whom she reports to)."""
+        if not any(r.possessor_types or r.exclude_types for r in readings):
+            return readings
+        label = next((x.label for x in mentions if x.key == possessor.casefold()), None) or self.label_of(possessor)
+        return [r for r in readings if not (r.possessor_types and label not in r.possessor_types)
+                and not (r.exclude_types and label in r.exclude_types)]
+
+    def read(self, text: str, mentions: list["EntityMention"], sentence_of, context: Context) -> list[Relation]:
+        """The relations of ``text``'s key–value lines. ``sentence_of(char)`` gives the
+        sentence number of a char; a name in a value that the recogniser missed is
+        appended to ``mentions``; ``label_of(name)`` the entity label of the possessor (a
+        project's "Manager:" leads it, a person's "Manager:" is whom she reports to)."""
+        possessor = next((p for p in (context.heading, context.title) if p and name_like(p)), None)
+        out: list[Relation] = []
+        found = sorted([*_KEY_VALUE.finditer(text), *_TABLE_ROW.finditer(text)], key=lambda m: m.start())
+        for m in found:
+            readings = self._readings(m.group("key"))
+            if not readings or possessor is None:
+                continue
+            raw = m.group("value")
+            for value, start in self._values(raw, m.start("value")):
+                out.extend(self._line_facts(m, readings, value, start, possessor, mentions, sentence_of, text))
+        return out
+
+    def _values(self, raw: str, at: int) -> list[tuple[str, int]]:
+        """The values of a field, each with its char position: "Warfarin 3 mg, Digoxin
+        125 mcg", "Nia Brooks (frontend) and Omar Sheikh (API)" are two each."""
+        out = []
+        bare = re.sub(r"\([^()]*\)", lambda m: " " * len(m.group(0)), raw)
+        for piece in re.finditer(r"[^,;]+", bare):
+            for part in re.split(r"\s+(?:and|&)\s+", piece.group(0)):
+                value = self._clean(part)
+                if value:
+                    out.append((value, at + raw.find(value, piece.start())))
+        return out[:8]
+
+    def _line_facts(self, m, readings, value: str, start: int, possessor: str, mentions, sentence_of, text: str
+                    ) -> list[Relation]:
+        """The fact of one value of a key–value line, through the first reading of its
+        key that fits the possessor and the value."""
+        from palace.nlp.extraction import EntityMention
+        from palace.nlp.markup import normalise_entity_name
+
+        for reading in self._fitting(readings, possessor, mentions):
+            kind = self.rules.value_kinds.get(reading.predicate)
+            entity = kind is None or reading.possessor == "object"
+            literal = self.value_ok(None if entity else kind, value, entity)
+            if literal is None:
+                continue
+            index = None
+            if entity:  # the recogniser's mention when it lies inside the value, else a new one
+                end = start + len(literal)
+                index = next((i for i, x in enumerate(mentions) if x.start <= start + 1 and end - 1 <= x.end <= end + 1), None)
+                if index is None:
+                    label = "PERSON" if reading.possessor == "object" else next(
+                        (t for t in self.rules.object_types.get(reading.predicate, ()) if t not in ("*", "VALUE")), "ORG")
+                    mentions.append(EntityMention(start, end, literal, normalise_entity_name(literal), label, -1))
+                    index = len(mentions) - 1
+            line = text[m.start():m.end()]
+            common = dict(start=m.start() + len(line) - len(line.lstrip()), end=m.end(), clause_start=m.start(),
+                          clause_end=m.end(), sentence=sentence_of(m.start()),
+                          rule=f"key-{reading.word.replace(' ', '-')}", evidence="stated", confidence=VALUE_CONFIDENCE,
+                          kind=self.rules.kinds.get(reading.predicate, "state"))
+            if reading.possessor == "subject":
+                subject_label = next((t for t in self.rules.subject_types.get(reading.predicate, ())
+                                      if t not in ("*", "VALUE")), "CONCEPT")
+                return [Relation(reading.predicate, None, index, None if entity else literal,
+                                 subject_name=possessor, subject_label=subject_label, **common)]
+            return [Relation(reading.predicate, index, None, None, object_name=possessor, object_label="ORG", **common)]
+        return []
+
+    def front_matter(self, metadata: dict, title: str) -> list[Relation]:
+        """Facts of a note's front-matter fields (``status:``, ``owner:``, ``lead:``,
+        ``plan:``…) about the note's title; they cite the field (``quote``)."""
+        out: list[Relation] = []
+        if not title or not isinstance(metadata, dict):
+            return out
+        for key, raw in metadata.items():
+            if not isinstance(key, str) or key.casefold() in ("title", "date", "tags", "aliases"):
+                continue
+            readings = self._readings(key.replace("_", " "))
+            if not readings:
+                continue
+            readings = self._fitting(readings, title)
+            values = raw if isinstance(raw, list) else [raw]
+            for item in values[:10]:
+                if not isinstance(item, (str, int, float)) or isinstance(item, bool):
+                    continue
+                value = self._clean(str(item))
+                for reading in readings:
+                    kind = self.rules.value_kinds.get(reading.predicate)
+                    entity = kind is None or reading.possessor == "object"
+                    literal = self.value_ok(None if entity else kind, value, entity)
+                    if literal is None:
+                        continue
+                    common = dict(start=0, end=0, clause_start=0, clause_end=0, sentence=-1,
+                                  rule=f"front-matter-{key.casefold()}", evidence="stated", confidence=VALUE_CONFIDENCE,
+                                  kind=self.rules.kinds.get(reading.predicate, "state"), quote=f"{key}: {item}")
+                    if reading.possessor == "subject":
+                        label = next((t for t in self.rules.subject_types.get(reading.predicate, ())
+                                      if t not in ("*", "VALUE")), "CONCEPT")
+                        other = next((t for t in self.rules.object_types.get(reading.predicate, ())
+                                      if t not in ("*", "VALUE")), "ORG")
+                        out.append(Relation(reading.predicate, None, None, None if entity else literal,
+                                            subject_name=title, subject_label=label,
+                                            object_name=literal if entity else None,
+                                            object_label=other if entity else None, **common))
+                    else:
+                        out.append(Relation(reading.predicate, None, None, None, subject_name=literal,
+                                            subject_label="PERSON", object_name=title, object_label="CONCEPT", **common))
+                    break
+        return out

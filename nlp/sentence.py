@@ -1,0 +1,342 @@
+"""What the relation readers produce and work on.
+
+- :class:`Relation`: a typed fact read from a sentence or a line, with its span, the
+  clause that dates it, its evidence and whether it ends a state;
+- :class:`Candidate`: a fact a rule turned down, and why (``palace extract``'s trace);
+- :class:`Context`: what a drawer cannot say about itself (the note's title, the heading
+  above, who ``I`` is, the chat lines' speakers);
+- :class:`Sentence`: one parsed sentence and the drawer's entity mentions around it — the
+  names the recogniser missed or cut are made whole here, and a pronoun finds its
+  antecedent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from palace.nlp.names import NOTE_VERBS
+from palace.nlp.rules import NOT_THINGS, PRONOUNS, RelationRules, TEAM_WORDS
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+    from palace.nlp.extraction import EntityMention
+
+
+RELATIONS_EXTRACTOR = "palace.relations.v2"
+STATED_CONFIDENCE = 0.8
+VALUE_CONFIDENCE = 0.7
+INFERRED_CONFIDENCE = 0.5
+MAX_VALUE_CHARS = 160
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A typed fact read from one sentence.
+
+    ``subject`` and ``object`` index the drawer's entity mentions; a subject that is no
+    mention (the speaker of a chat line, the palace's owner, the note a key–value line
+    belongs to) is ``subject_name`` (with ``subject_label``) instead, and a literal object
+    is in ``value``. An **ending** (``ending``: "stepped down as lead", the ``A`` of "from A
+    to B") closes the state on its date; its object may be unknown ("Ines retired").
+    ``start``/``end``: the sentence's chars in the drawer; ``clause_start``/``clause_end``
+    the verb's clause, where its own date is looked for. ``evidence`` is ``stated`` or
+    ``inferred`` (a pronoun or an unnamed subject resolved).
+    """
+
+    predicate: str
+    subject: int | None
+    object: int | None
+    value: str | None
+    start: int
+    end: int
+    clause_start: int
+    clause_end: int
+    sentence: int
+    rule: str
+    evidence: str
+    confidence: float
+    kind: str = "state"
+    past: bool = False
+    #: set when the subject is not a mention of its own: "Larkspur" of "Larkspur
+    #: Enterprise", a chat line's speaker, the note's title
+    subject_name: str | None = None
+    subject_label: str | None = None
+    ending: bool = False
+    #: an object that is no mention: the note a key–value line is about ("Owner: Ana")
+    object_name: str | None = None
+    object_label: str | None = None
+    #: the cited text when it is not the drawer's (a front-matter field)
+    quote: str | None = None
+    #: drawer chars of the clause's words that may date it (not "2025" of "the 2025
+    #: hiring plan", a year naming a thing); empty: any date inside the clause span
+    date_tokens: tuple[int, ...] = ()
+
+    @property
+    def extractor(self) -> str:
+        """Versioned extractor name with the rule, e.g. ``palace.relations.v2/report-to``."""
+        return f"{RELATIONS_EXTRACTOR}/{self.rule}"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A candidate fact a rule turned down, for the trace: the sentence number in the
+    drawer, the rule, the predicate, the reason, and the words it would have linked."""
+
+    sentence: int
+    start: int
+    end: int
+    rule: str
+    predicate: str
+    reason: str
+    subject: str | None = None
+    object: str | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a drawer's text cannot say about itself: ``title`` (the note's title) and
+    ``heading`` (the nearest heading above), the possessors of key–value lines;
+    ``owner``, who ``I``/``my`` are outside chat lines; ``speakers`` the chat lines'
+    speakers as ``(line start, line end, name)`` in drawer chars."""
+
+    title: str = ""
+    heading: str = ""
+    owner: str | None = None
+    speakers: tuple[tuple[int, int, str], ...] = ()
+    #: the drawer's text, where a pronoun's antecedent the recogniser missed is looked for
+    text: str = ""
+
+    def speaker_at(self, position: int) -> str | None:
+        for start, end, name in self.speakers:
+            if start <= position < end:
+                return name
+        return None
+
+
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’-]+(?:[ \t](?:(?:de|da|van|von|der|la|le|ter|dos|del|bin|al)[ \t])?[A-Z][\w'’-]+)*")
+
+
+class Sentence:
+    """One parsed sentence and the drawer's mentions around it (a list this sentence may
+    add to: a proper noun the recogniser missed becomes a mention)."""
+
+    def __init__(self, doc: "Doc", offset: int, index: int, mentions: list["EntityMention"],
+                 context: Context, rules: RelationRules, known_words: frozenset[str] = frozenset()) -> None:
+        self.doc = doc
+        self.known_words = known_words
+        self.offset = offset
+        self.index = index
+        self.mentions = mentions
+        self.context = context
+        self.rules = rules
+        self._by_token: dict[int, int] = {}
+        for token in doc:
+            start = offset + token.idx
+            for m_index, mention in enumerate(mentions):
+                if mention.start <= start < mention.end:
+                    self._by_token[token.i] = m_index
+                    break
+
+    def mention_of(self, token: "Token | None") -> int | None:
+        return None if token is None else self._by_token.get(token.i)
+
+    def mention_in(self, token: "Token") -> int | None:
+        """The mention at ``token`` or at one of its compound/nmod modifiers."""
+        found = self.mention_of(token)
+        if found is not None:
+            return found
+        for child in token.children:
+            if child.dep_ in ("compound", "nmod") and child.i < token.i:
+                found = self.mention_of(child)
+                if found is not None:
+                    return found
+        return None
+
+    def is_name_word(self, token: "Token") -> bool:
+        """A capitalised word that can be part of a name: a proper noun, or a common-noun
+        tag on a word that is no English word (the small model tags unfamiliar names
+        "Ines" as NNS); never a value word, a pronoun or a date."""
+        text = token.text
+        if not (text[:1].isupper() or (token.pos_ == "PROPN" and any(ch.isupper() for ch in text[1:]))) \
+                or token.ent_type_ in NOT_THINGS:  # "Ines", "bKash", "eBay"
+            return False
+        if self.rules.is_value_word(token.text) or token.lower_ in PRONOUNS:
+            return False
+        if token.pos_ == "PROPN" or token.tag_ in ("NNP", "NNPS"):
+            return True
+        return bool(self.known_words) and token.tag_ in ("NN", "NNS") and token.lower_ not in self.known_words \
+            and token.lemma_.casefold() not in self.known_words
+
+    def _name_chain(self, token: "Token") -> tuple[int, int]:
+        """The run of name words around ``token`` joined by compound/flat arcs, with the
+        particles inside a name ("Ana de la Cruz", "Hendrik ter Horst")."""
+        first = last = token.i
+        particles = ("de", "la", "del", "da", "das", "dos", "di", "du", "van", "von", "der", "den", "ter", "ten",
+                     "le", "bin", "ibn", "al", "el", "y", "&")
+        while first > 0:
+            prev = self.doc[first - 1]
+            if prev.dep_ in ("compound", "flat", "nmod") and prev.head.i >= token.i and self.is_name_word(prev):
+                first -= 1
+            elif prev.lower_ in particles:
+                back = first - 1
+                while back > 0 and self.doc[back - 1].lower_ in particles:
+                    back -= 1  # "Ana de la Cruz"
+                if back >= 1 and self.is_name_word(self.doc[back - 1]):
+                    first = back - 1
+                else:
+                    break
+            elif prev.is_alpha and prev.text.islower() and first >= 3 and self.doc[first - 2].text in ("-", "‐") \
+                    and not self.doc[first - 2].whitespace_ and not self.doc[first - 3].whitespace_ \
+                    and self.is_name_word(self.doc[first - 3]):
+                first -= 3  # "Jae-won Park"
+            elif prev.text in ("-", "‐") and first >= 2 and not prev.whitespace_ and \
+                    not self.doc[first - 2].whitespace_ and self.doc[first - 2].text[:1].isalpha():
+                first -= 2  # "Jae-won Park": the hyphen joins the two halves of a name
+            else:
+                break
+        while last + 1 < len(self.doc):
+            nxt = self.doc[last + 1]
+            if nxt.head.i == token.i and nxt.dep_ in ("flat", "compound") and self.is_name_word(nxt):
+                last += 1
+            else:
+                break
+        return first, last
+
+    def _add_mention(self, first: int, last: int, label: str) -> int | None:
+        from palace.nlp.extraction import EntityMention  # the dataclass only: no cycle at import time
+        from palace.nlp.markup import normalise_entity_name
+
+        doc = self.doc
+        surface = doc.text[doc[first].idx:doc[last].idx + len(doc[last].text)]
+        name = normalise_entity_name(surface)
+        if len(name) < 2:
+            return None
+        start = self.offset + doc[first].idx
+        self.mentions.append(EntityMention(start, start + len(surface), surface, name, label, self.index))
+        index = len(self.mentions) - 1
+        for i in range(first, last + 1):
+            self._by_token[i] = index
+        return index
+
+    def proper_mention(self, token: "Token", label: str) -> int | None:
+        """A mention for a name the recogniser missed or cut ("Ana", "Initrode"; "Lima" of
+        "Ana Lima", "Hammarby" of "Hammarby IF"): the run of capitalised name words around
+        ``token``; None when it is no name (lower case, a value word, a pronoun, a common
+        English noun)."""
+        if self._by_token.get(token.i) is None and not self.is_name_word(token):
+            return None
+        first, last = self._name_chain(token)
+        start = self.offset + self.doc[first].idx
+        end = self.offset + self.doc[last].idx + len(self.doc[last].text)
+        known = [self._by_token[i] for i in range(first, last + 1) if self._by_token.get(i) is not None]
+        for index in known:
+            mention = self.mentions[index]
+            if mention.start <= start and end <= mention.end:
+                outside = [t for t in self.doc if mention.start <= self.offset + t.idx < mention.end
+                           and not first <= t.i <= last]
+                if any(t.lower_ in ("for", "with", "to", "and", "or", "from", "at", "by", "in", "on", "as")
+                       for t in outside) and self.is_name_word(token):
+                    return self._add_mention(first, last, mention.label)  # "Slack for Discord" is two names
+                return index  # the recogniser's mention holds the whole name
+        if known:  # the recogniser cut the name: the whole run, with the label it gave
+            return self._add_mention(first, last, self.mentions[known[0]].label)
+        return self._add_mention(first, last, label)
+
+    def phrase_mention(self, token: "Token", label: str, *, lower_ok: bool = False) -> int | None:
+        """A mention for a noun phrase that names a group or a thing: "the Search team",
+        "the Nordics sales team", "the Kraków office", "the Q4 budget sheet" — the head
+        with its compound and adjective modifiers (no article, possessive or "new"). A
+        phrase without a capitalised word or a number counts only with ``lower_ok`` ("the
+        platform team")."""
+        drop = {"new", "old", "whole", "entire", "current", "former", "same", "other", "first", "second",
+                "all", "both", "our", "their", "his", "her", "its", "my", "your", "the", "a", "an", "this", "that"}
+        mods = [c for c in token.lefts if c.dep_ in ("compound", "amod", "nmod", "nummod", "npadvmod")
+                and c.lower_ not in drop and not c.is_punct]
+        if not mods:
+            return None
+        words = sorted({t.i for m in mods for t in m.subtree if not t.is_punct or t.text in "-&'"} | {token.i})
+        named = any(self.doc[i].text[:1].isupper() or self.doc[i].like_num for i in words if i != token.i)
+        if not named and not lower_ok:
+            return None
+        first, last = words[0], words[-1]
+        if any(self._by_token.get(i) is not None and self.mentions[self._by_token[i]].label in NOT_THINGS
+               for i in range(first, last + 1)):
+            pass  # "the 2025 hiring plan": the year is part of the thing's name here
+        existing = self._by_token.get(token.i)
+        if existing is not None:
+            return existing
+        return self._add_mention(first, last, label)
+
+    def _unrecognised_antecedent(self, position: int, label: str) -> int | None:
+        """A name the recogniser missed, written before ``position`` in the drawer ("Met
+        Henrik Dahl at the meetup. He joined…", "Talked to Olu. He takes…"): the first
+        run of capitalised words of the latest sentence that has one, less a capitalised
+        English word opening the sentence ("Met", "Talked"). Becomes a mention."""
+        text = self.context.text[:position]
+        if not text:
+            return None
+        best = None
+        for m in _NAME_RUN.finditer(text):
+            words = m.group(0).split()
+            start = m.start()
+            opening = start == 0 or text[:start].rstrip()[-1:] in ".!?:\n" or text[:start].endswith("\n")
+            while words and (opening or len(words) == 1) and (words[0].casefold() in self.known_words
+                                                              or words[0].casefold() in NOTE_VERBS):
+                start += len(words[0]) + 1
+                words = words[1:]
+                opening = False
+            if not words or any(w.casefold() in PRONOUNS or self.rules.is_value_word(w) for w in words):
+                continue
+            if len(words) == 1 and words[0].casefold() in self.known_words:
+                continue
+            sentence_start = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start))
+            if best is None or sentence_start > best[2]:
+                best = (start, " ".join(words), sentence_start)
+        if best is None:
+            return None
+        from palace.nlp.extraction import EntityMention
+
+        start, name, _ = best
+        self.mentions.append(EntityMention(start, start + len(name), name, name, label, -1))
+        return len(self.mentions) - 1
+
+    def rollback(self, mark: int) -> None:
+        """Forget the mentions added since ``mark`` (a rule that read nothing must not
+        leave names behind for the next rule to find)."""
+        if len(self.mentions) > mark:
+            del self.mentions[mark:]
+            self._by_token = {i: m for i, m in self._by_token.items() if m < mark}
+
+    def nearest(self, token: "Token", labels: Sequence[str], team: bool = False, *, before: int | None = None,
+                exclude: str | None = None) -> int | None:
+        """The mention a pronoun most likely refers to: of the mentions of ``labels`` (or
+        naming a team, with ``team``) before it in the drawer, those of the latest
+        sentence that has any, and of these the first (a sentence's first person is
+        usually its subject: "Alice rang Bob; she…" is Alice). A heuristic, so facts built
+        on it are ``inferred``."""
+        position = self.offset + token.idx if before is None else before
+        before = [i for i, m in enumerate(self.mentions) if m.end <= position and m.key != exclude and (
+            m.label in labels or (team and set(m.name.casefold().split()) & TEAM_WORDS))]
+        if not before and team:  # an organisation the recogniser took for a person: the
+            # first thing named in the latest sentence that has one
+            before = [i for i, m in enumerate(self.mentions) if m.end <= position and m.label not in NOT_THINGS
+                      and m.label not in ("GPE", "LOC") and not set(m.name.casefold().split()) & PRONOUNS]
+        if not before:
+            return self._unrecognised_antecedent(position, "PERSON" if "PERSON" in labels else "ORG")
+        latest = max(self.mentions[i].sentence for i in before)
+        return min((i for i in before if self.mentions[i].sentence == latest), key=lambda i: self.mentions[i].start)
+
+
+@dataclass(frozen=True)
+class Referent:
+    """Who a word names: a mention of the drawer (``index``), or a name with no mention
+    (``name``, ``label``: a chat line's speaker, the palace's owner); ``inferred`` when
+    it was reached through a pronoun or an unnamed subject."""
+
+    index: int | None
+    name: str | None = None
+    label: str | None = None
+    inferred: bool = False
