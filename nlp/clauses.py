@@ -48,6 +48,9 @@ def prep_objects(token: "Token", preps: Sequence[str]) -> list["Token"]:
     for child in token.children:
         if child.dep_ in ("prep", "dative", "agent") and child.lower_ in preps:
             out += [g for g in child.children if g.dep_ == "pobj"]
+        elif child.dep_ in ("advmod", "prt") and child.lower_ in ("back", "over", "away", "out", "up", "down", "off", "home"):
+            out += [g for p in child.children if p.dep_ == "prep" and p.lower_ in preps   # "moved back to Montréal"
+                    for g in p.children if g.dep_ == "pobj"]
     if not out and any(p in ("to", "into", "onto") for p in preps):
         for child in token.children:
             if child.dep_ == "prep" and child.lower_ == "from":
@@ -114,8 +117,9 @@ def mood(verb: "Token") -> str:
         if verb.dep_ == "ccomp" and (lemma in BELIEF_HEADS or any(
                 c.dep_ in ("nsubj", "attr") and c.lemma_.casefold() in HEARSAY_NOUNS for c in head.children)):
             return "hedged"
-        if lemma in PLAN_HEADS or head.lower_ == "going":
-            return "planned"
+        if (lemma in PLAN_HEADS or head.lower_ == "going") and (
+                verb.dep_ == "xcomp" or any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)):
+            return "planned"  # "plans to join"; not "the studio has" of "founded it; the studio has…"
     if verb.tag_ == "VB" and not any(c.dep_ in ("aux", "auxpass") for c in verb.children) and verb.dep_ != "ROOT":
         if verb.dep_ != "conj":
             return "not a statement"
@@ -203,6 +207,9 @@ def logical_role(verb: "Token", role: str) -> "Token | None":
         found = child_of(verb, "dobj")
         if found is not None and found.lower_ in RELATIVE_PRONOUNS and verb.dep_ == "relcl":
             return copula_partner(verb.head)
+        if found is None:  # "joined Allegro": the small model takes a name for an adverb
+            found = next((c for c in verb.rights if c.dep_ in ("advmod", "npadvmod", "dep")
+                          and c.pos_ == "PROPN" and c.ent_type_ not in ("DATE", "TIME")), None)
         return found
     return None
 

@@ -172,7 +172,7 @@ class RelationReader(NounReading):
         if kind == "title":
             return self._title(token), None
         if kind == "tier":
-            return self._tier(token, sentence)
+            return self._tier(unwrap(token), sentence)  # "40 seats of the Enterprise edition"
         if kind == "status":
             return self._status(token), None
         if kind == "medication":
@@ -337,7 +337,8 @@ class RelationReader(NounReading):
             tokens: list = []
             if where in ("nsubj", "dobj"):
                 token = logical_role(verb, where)
-                if token is not None and self._noun_readings(token) and token.pos_ == "NOUN":
+                if token is not None and token.pos_ == "NOUN" and self._noun_readings(token) and any(
+                        c.dep_ == "poss" or (c.dep_ == "prep" and c.lower_ in ("of", "for")) for c in token.children):
                     token = None  # "Project lead for Osprey changed…": read by _relational
                 if token is not None and (obj is None or token.i != obj.i):
                     tokens = conjuncts(token)
@@ -387,11 +388,19 @@ class RelationReader(NounReading):
         if mode == "dobj":
             found = logical_role(verb, "dobj")
             return [found] if found is not None else []
+        if mode == "direct":  # the direct object whatever the voice: "was prescribed Ramipril"
+            found = child_of(verb, "dobj")
+            return [found] if found is not None else []
         if mode == "nsubj-or-prep":
             found = logical_role(verb, "nsubj")
             return [found] if found is not None else prep_objects(verb, pattern.preps)
         if mode == "prep":
-            return prep_objects(verb, pattern.preps)
+            found = prep_objects(verb, pattern.preps)
+            if not found and (pattern.old == "dobj" or pattern.value) and child_of(verb, "dobj") is not None:
+                # the parser hangs the phrase on the object: "replaced Airflow with Dagster",
+                # "upgraded all 300 seats to the Premium tier"
+                found = prep_objects(child_of(verb, "dobj"), pattern.preps)
+            return found
         if mode == "dobj-or-prep":
             found = logical_role(verb, "dobj")
             return [found] if found is not None else prep_objects(verb, pattern.preps)
@@ -443,7 +452,8 @@ class RelationReader(NounReading):
             resolved = self._resolve(obj, sentence, label)
             mention = resolved.index if resolved is not None else None
         elif obj.pos_ != "PRON":
-            mention = self._thing(obj, sentence, label, lower_ok=pattern.team is True)
+            mention = self._thing(obj, sentence, label,
+                                  lower_ok=pattern.team is True or obj.lemma_.casefold() in GROUP_NOUNS)
             if mention is None and obj.pos_ == "NOUN" and child_of(obj, "appos") is not None:
                 # "reports to the CTO, Arjun Mehta": the name in apposition
                 mention = self._thing(child_of(obj, "appos"), sentence, label)
@@ -557,11 +567,12 @@ class RelationReader(NounReading):
         elif pattern.old == "dobj":
             found = logical_role(verb, "dobj")
             tokens = [found] if found is not None else []
-        for child in verb.children:  # "reports to Hugo instead of Amélie"
-            if child.lower_ == "instead":
-                tokens += [g for p in child.children if p.lower_ == "of" for g in p.children if g.dep_ == "pobj"]
-            if child.dep_ == "prep" and child.lower_ == "of" and any(g.lower_ == "instead" for g in child.lefts):
-                tokens += [g for g in child.children if g.dep_ == "pobj"]
+        doc = verb.doc
+        for token in doc:  # "reports to Hugo instead of Amélie" (however the parser hangs it)
+            if token.lower_ == "instead" and token.i + 2 < len(doc) and doc[token.i + 1].lower_ == "of":
+                head = next((t for t in doc[token.i + 2:] if t.dep_ != "compound" and t.pos_ in ("PROPN", "NOUN")), None)
+                if head is not None:
+                    tokens.append(head)
         return tokens
 
     def _transition(self, pattern: Pattern, verb: "Token", sentence: Sentence, subject: Referent,

@@ -167,6 +167,8 @@ class Sentence:
             return False
         if token.pos_ == "PROPN" or token.tag_ in ("NNP", "NNPS"):
             return True
+        if token.lower_ in self.rules.values.get("departments", ()):  # "Finance moved to Xero"
+            return True
         return bool(self.known_words) and token.tag_ in ("NN", "NNS") and token.lower_ not in self.known_words \
             and token.lemma_.casefold() not in self.known_words
 
