@@ -12,8 +12,8 @@ questioned, or simply not about any predicate).
 
 Every case goes through :func:`palace.extract.extract_text` (the mining NLP, nothing
 stored) with its ``date``, ``title`` and ``owner``, all sharing one loaded extractor.
-Predictions are the facts it returns, less those in the ``plan`` mood (a planned
-statement is not a fact) and the untyped ``mentioned_with`` co-occurrences; a fact read
+Predictions are the facts it returns (planned statements are rejected, never facts),
+less the untyped ``mentioned_with`` co-occurrences; a fact read
 twice in one case (two rules, or front matter and body saying the same) counts once.
 
 Matching, per case. Names and values are normalised (case-folded, whitespace collapsed,
@@ -192,7 +192,7 @@ def score_case(case: dict, reads) -> CaseResult:
     predicted: list[Fact] = []
     seen: set = set()
     for read in reads:
-        if read.mood == "plan" or read.predicate in UNTYPED:
+        if read.predicate in UNTYPED:
             continue
         fact = predicted_fact(read)
         key = (fact.subjects, fact.predicate, fact.objects, fact.start, fact.end)

@@ -95,7 +95,7 @@ def _render_profile(card) -> None:
     for f in card.current:
         since = f"since {f.valid_from}" if f.valid_to is None else f"{f.valid_from} → {f.valid_to}"
         flag = " [red](conflict)[/]" if f.conflicts_with else ""
-        out.print(f"  {escape(f.subject)} –{f.predicate}→ [bold]{escape(f.object)}[/]  [dim]{since}[/]{flag}"
+        out.print(f"  {escape(f.subject)} –{f.predicate}→ [bold]{escape(f.object or '(whatever held)')}[/]  [dim]{since}[/]{flag}"
                   f"  [cyan]{escape(cite(f))}[/]")
     if card.related:
         out.print("related: " + escape(", ".join(f"{n.name} ({n.weight})" for n in card.related)))

@@ -18,7 +18,7 @@ from palace.cli.main import PalaceOption, app, fail, guarded
 def extract_command(
     text: Optional[str] = typer.Argument(None, help="The text to read ('-': standard input)."),
     file: Optional[Path] = typer.Option(None, "--file", help="Read this note instead (front matter included)."),
-    date: Optional[str] = typer.Option(None, "--date", help="The note's date (default: today)."),
+    date: Optional[str] = typer.Option(None, "--date", help="The note's date (default: the file's own, else today)."),
     title: Optional[str] = typer.Option(None, "--title", help="The note's title (the subject of 'Status:' lines)."),
     owner: Optional[str] = typer.Option(None, "--owner", help="Who 'I' is outside chat lines (default: config.json)."),
     palace_dir: Optional[Path] = PalaceOption,
@@ -29,19 +29,20 @@ def extract_command(
     valid time and where it came from, and the candidates turned down and why."""
     from palace.config import resolve_palace_path
     from palace.extract import extract_text
-    from palace.reading import Unreadable, decode, read_bytes
+    from palace.reading import Unreadable, read_note
 
     if (text is None) == (file is None):
         fail("give a TEXT or --file FILE (not both)", hint='palace extract "Ines moved from Oslo to Bergen."')
+    day = parse_day(date, "--date")
     if file is not None:
         try:
-            data, _ = read_bytes(file)
-            source, _ = decode(data)
+            note = read_note(file)  # as mining reads it: encoding, front matter, the note's own date
         except Unreadable as exc:
             fail(f"cannot read {file}: {exc.reason}")
+        source, day, title = note.text, day or note.doc_date, title or note.title
     else:
         source = sys.stdin.read() if text == "-" else text
-    day = parse_day(date, "--date") or dt.date.today()
+    day = day or dt.date.today()
     folder = resolve_palace_path(palace_dir)
     result = extract_text(source, date=day, title=title or "", owner=owner,
                           palace_dir=folder if (folder / "config.json").exists() else None)

@@ -69,7 +69,7 @@ def _render(result, as_json: bool) -> None:
                 "invalidated": f" [red]invalidated {f.invalidated_at}: {escape(f.invalidation_reason or '')}[/]"}[f.state]
         if f.conflicts_with:
             mark += f" [red]conflicts with {', '.join(f'#{i}' for i in f.conflicts_with)}[/]"
-        out.print(f"#{f.id} [bold]{escape(f.subject)}[/] –{f.predicate}→ [bold]{escape(f.object)}[/]  "
+        out.print(f"#{f.id} [bold]{escape(f.subject)}[/] –{f.predicate}→ [bold]{escape(f.object or '(whatever held)')}[/]  "
                   f"[dim]{when}, recorded {f.recorded_at}, {f.evidence}[/]{mark}")
         out.print(f"    [cyan]{escape(cite(f))}[/]  {escape(f.sentence[:160])}")
 

@@ -171,7 +171,9 @@ class Extraction:
             day = self._shifted(relation, chosen)
             source = "clause" if relation.clause_start <= chosen.start and chosen.end <= relation.clause_end else "sentence"
         if relation.ending:
-            return ValidTime(None, day.start, day.granularity, source)
+            # "retired in 2023" in a note of June 2023: it has happened by the note's day
+            end = base if chosen is not None and day.start <= base < day.end else day.start
+            return ValidTime(None, end, day.granularity, source)
         if kind == "event":
             return ValidTime(day.start, day.end, day.granularity, source)
         if chosen is None:
@@ -182,9 +184,9 @@ class Extraction:
         if day.granularity == "range":
             if day.start <= dt.date(1, 1, 2):  # "until 2010"
                 start, end = None, day.end
-            elif "since" in chosen.surface.casefold() or lead in ("since", "after") or day.end > base:
+            elif "since" in chosen.surface.casefold() or lead in ("since", "after"):
                 end = None  # "since March": up to the note's day, and on
-            elif _INTERVAL.search(chosen.surface):  # "between 2006 and 2020", "May 2019 to June 2020"
+            elif _INTERVAL.search(chosen.surface):  # "between 2020 and 2022", "May 2019 to June 2020"
                 end = day.end
             # else a period that is no interval ("last weekend", "the 1990s"): it began then
         elif lead in ("until", "till", "til", "through", "thru", "to"):
@@ -198,6 +200,19 @@ class Extraction:
             if following:
                 end = self._shifted(relation, following[0]).end
         return ValidTime(start, end, day.granularity, source)
+
+    def fact_time(self, relation: Relation, kind: str, when: DateInterval) -> ValidTime:
+        """The valid time a fact is stored with: :meth:`relation_time` for a relation of
+        a drawer's text; for a front-matter field (no clause), the drawer's date ``when``
+        (an ending ends on it; an event lasts its day; a state starts on it). One rule
+        for ``palace mine`` and ``palace extract``."""
+        if relation.quote is None:
+            time = self.relation_time(relation, kind)
+            if time.source != "note":
+                return time
+        if relation.ending:
+            return ValidTime(None, when.start, when.granularity, "note")
+        return ValidTime(when.start, when.end if kind == "event" else None, when.granularity, "note")
 
     def _paired_start(self, mention: DateMention) -> dt.date | None:
         earlier = [m for m in self.dates if m.end <= mention.start and mention.start - m.end <= 12
@@ -307,7 +322,10 @@ class Extractor:
         contexts = []
         for b, (doc, extraction, context) in enumerate(batch):
             context = context or Context()
-            context = replace(context, speakers=speakers(extraction.text), text=extraction.text)
+            # a capitalised English word before a colon labels a line ("Work: we moved…")
+            known = known_words(self.nlp)
+            lines = tuple(sp for sp in speakers(extraction.text) if " " in sp[2] or sp[2].casefold() not in known)
+            context = replace(context, speakers=lines, text=extraction.text)
             contexts.append(context)
             starts = [m.start for m in extraction.entities]
             # token attributes as arrays: the prefilter makes no Token objects

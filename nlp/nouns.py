@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Token
 
 
+_ENDING_VERBS = frozenset({"expire", "lapse", "cancel", "discontinue", "terminate", "end", "stop", "drop", "run"})
 _BRACKET = re.compile(r"\s*\(([^()\n]{2,60})\)")
 
 
@@ -73,8 +74,9 @@ class NounReading:
         if len(mods) > 1:
             words.insert(0, f"{mods[-2].lower_} {mods[-1].lower_} {noun.lower_}")
         for word in words:
-            if word in self.rules.nouns:
-                return self.rules.nouns[word]
+            readings = [r for r in self.rules.nouns.get(word, ()) if not r.lines_only]
+            if readings:
+                return readings
         return []
 
     def _relational(self, sentence: Sentence) -> list[Relation]:
@@ -174,8 +176,8 @@ class NounReading:
             clause = token.head
             while clause.pos_ not in ("VERB", "AUX") and clause.head.i != clause.i:
                 clause = clause.head
-            if clause.pos_ in ("VERB", "AUX") and mood(clause) != "fact":
-                continue
+            if clause.pos_ in ("VERB", "AUX") and (mood(clause) != "fact" or clause.lemma_.casefold() in _ENDING_VERBS):
+                continue  # "Initrode's Pro plan expired": no longer the plan
             if token.lemma_.casefold() in tier_nouns:
                 predicate, (value, _) = "plan", self._tier(token, sentence)
             elif self.rules.is_medication_word(token.text):
@@ -263,6 +265,8 @@ class NounReading:
                 if any(c.dep_ == "poss" and c.lower_ not in FIRST_PERSON for c in title_token.children) \
                         and self._noun_readings(title_token):
                     continue  # "her manager, Ola Berg": a relation, read by _relational ("our manager": a role)
+                if person_token.i == token.i and not any(c.dep_ in ("det", "poss") for c in title_token.children):
+                    continue  # "Our cardiologist, Dr. Rao", "the CTO, Arjun": not "$60k for PM (Tomas)"
                 subject = sentence.proper_mention(person_token, "PERSON")
                 if subject is None or sentence.mentions[subject].label in NOT_THINGS or \
                         sentence.mentions[subject].label in ("GPE", "LOC", "FAC", "EVENT", "WORK_OF_ART", "LAW"):

@@ -117,13 +117,21 @@ def _value_spans(doc, rules) -> list:
         if low in tiers and text[:1].isupper():
             after = doc[token.i + 1].lower_ if token.i + 1 < len(doc) else ""
             before = doc[token.i - 1].lower_ if token.i > 0 else ""
-            if after in tier_nouns or before in ("is", "on", "to", "from", ":", "was", "the"):
-                found.append(token.i)
-        elif rules.is_medication_word(low) and not (text.isupper() and len(text) > 1 and low not in rules.values.get("medications", ())):
+            if after in tier_nouns or before in ("is", "on", "to", "from", ":", "was"):
+                found.append(token.i)  # "the Basic plan", "tier is Premium"; not "the Gold Coast"
+        elif low in rules.values.get("medications", ()):
             found.append(token.i)
+        elif rules.is_medication_word(low) and not text.isupper() and not _in_name(doc, token.i):
+            found.append(token.i)  # by its drug-class suffix, unless it is part of a name ("Rosaline Chen")
         elif text.isupper() and 2 <= len(text) <= 4 and low in titles:
             found.append(token.i)
     return [doc[i:i + 1] for i in found]
+
+
+def _in_name(doc, i: int) -> bool:
+    """Whether token ``i`` of ``doc`` stands beside a capitalised word (a name's other part)."""
+    return any(0 <= j < len(doc) and doc[j].is_alpha and doc[j].text[:1].isupper() and doc[j].is_title
+               for j in (i - 1, i + 1))
 
 
 def _register_value_ruler() -> None:

@@ -36,7 +36,7 @@ How a clause is read:
   Ana", "handed Falcon over to Bo") end the previous holder's fact.
 
 Only sentences that can match (a cue word of some pattern and an entity, a proper noun or
-a pronoun) are parsed at all: :meth:`RelationRules.may_match` is the cheap filter that
+a pronoun) are parsed at all: :meth:`RelationRules.may_match_hashes` is the cheap filter that
 keeps the parser off most of a corpus.
 """
 
@@ -95,6 +95,12 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
     from palace.nlp.extraction import EntityMention
+
+
+#: Predicates whose object may be "them" ("has played for them since 2017").
+_GROUP_OBJECTS = frozenset({"plays_for", "member_of", "works_at", "coaches"})
+#: Events one person does; "we decided/approved/created" is the group's act, not the speaker's.
+_PERSONAL_EVENTS = frozenset({"joined", "left", "moved_to"})
 
 
 class RelationReader(NounReading):
@@ -195,7 +201,10 @@ class RelationReader(NounReading):
         self._trace = trace
         self._sentence = sentence
         out: list[Relation] = []
-        question = doc.text.rstrip().endswith("?")
+        # a "?" asks about the clause it hangs on: "I work at Nimbus too, remember?" states
+        # that I work at Nimbus; "Does Bob report to Helen?" asks it
+        asked = {t.head.i for t in doc if t.text == "?"}
+        question = bool(asked)
         for token in doc:
             if token.pos_ not in ("VERB", "AUX") and token.dep_ != "ROOT" and token.tag_ not in ("VBN", "VBD", "VBG"):
                 continue
@@ -205,7 +214,7 @@ class RelationReader(NounReading):
                 candidates += [p for p in self.rules.verbless if p.object == "passive-verb"]
             if not candidates:
                 continue
-            how = "question" if question else mood(token)
+            how = "question" if token.i in asked or (token.dep_ == "conj" and token.head.i in asked) else mood(token)
             outer, self._trace = trace, [] if trace is not None else None
             accepted = 0
             for pattern in candidates:
@@ -227,7 +236,7 @@ class RelationReader(NounReading):
                 # is news only when no pattern of that verb read anything
                 outer.extend(c for c in self._trace if not accepted or not c.reason.startswith(("object not a", "object type")))
             self._trace = outer
-        if not question:
+        if not question or not any(doc[i].pos_ in ("VERB", "AUX") for i in asked):
             out.extend(self._relational(sentence))
             for pattern in self.rules.verbless:
                 if pattern.object == "appos":
@@ -238,7 +247,9 @@ class RelationReader(NounReading):
         for rel in out:
             key = (rel.predicate, rel.subject, rel.subject_name, rel.object, (rel.value or "").casefold(), rel.ending)
             unique.setdefault(key, rel)
-        return list(unique.values())
+        # a state the same sentence ends is no start ("Ruth's Warfarin was discontinued")
+        ended = {key[:5] for key in unique if key[5]}
+        return [rel for key, rel in unique.items() if key[5] or key[:5] not in ended]
 
     def _name(self, index: int | None, name: str | None) -> str | None:
         if name:
@@ -286,8 +297,8 @@ class RelationReader(NounReading):
             return sentence.phrase_mention(token, "PRODUCT")
         return None
 
-    def _resolve(self, token: "Token | None", sentence: Sentence, label: str, *, lower_ok: bool = True
-                 ) -> Referent | None:
+    def _resolve(self, token: "Token | None", sentence: Sentence, label: str, *, lower_ok: bool = True,
+                 group_act: bool = False) -> Referent | None:
         """Who ``token`` names: a mention or a pronoun's referent (see :meth:`_thing`)."""
         if token is None:
             return None
@@ -299,6 +310,8 @@ class RelationReader(NounReading):
             found = sentence.nearest(token, ORG_LIKE, team=True)
             return Referent(found, inferred=True) if found is not None else None
         if low in FIRST_PERSON:
+            if low in ("we", "us", "our") and group_act:
+                return None  # "we agreed to…": the group decided, not the one who says so
             speaker = sentence.context.speaker_at(sentence.offset + token.idx) or sentence.context.owner
             return Referent(None, speaker, "PERSON", inferred=True) if speaker else None
         if token.pos_ == "PRON":
@@ -368,7 +381,11 @@ class RelationReader(NounReading):
                 if found is not None:
                     return [Referent(found, inferred=True)]
                 continue
-            resolved = [s for s in (self._resolve(t, sentence, label) for t in tokens) if s is not None]
+            group_act = self.rules.kinds.get(pattern.predicate) == "event" and pattern.predicate not in _PERSONAL_EVENTS
+            # "it's ready", "they are released": a status needs its thing named
+            tokens = [t for t in tokens if not (pattern.predicate == "status" and t.lower_ in ("it", "they"))]
+            resolved = [s for s in (self._resolve(t, sentence, label, group_act=group_act) for t in tokens)
+                        if s is not None]
             if pattern.subject_types:
                 resolved = [s for s in resolved if (s.label if s.index is None else
                                                     sentence.mentions[s.index].label) in pattern.subject_types]
@@ -448,9 +465,11 @@ class RelationReader(NounReading):
         label = next((t for t in (pattern.object_types or self.rules.object_types.get(pattern.predicate, ()))
                       if t not in ("*", "VALUE", "CONCEPT")), "ORG")
         mention = None
-        if obj.lower_ in ("them", "it", "their", "its") and pattern.entity:  # "has played for them since 2017"
+        if obj.lower_ == "them" and pattern.entity and pattern.predicate in _GROUP_OBJECTS:  # "played for them"
             resolved = self._resolve(obj, sentence, label)
             mention = resolved.index if resolved is not None else None
+        elif obj.lower_ in ("me", "us") and pattern.entity:  # "He reports to me": the speaker
+            mention = sentence.first_person_mention(obj)
         elif obj.pos_ != "PRON":
             mention = self._thing(obj, sentence, label,
                                   lower_ok=pattern.team is True or obj.lemma_.casefold() in GROUP_NOUNS)
@@ -609,10 +628,10 @@ class RelationReader(NounReading):
         """NER types are noisy ("Beacon" the app is often a PERSON, "Marcus Webb" a GPE), so
         the registry's subject types only rule out a pronoun of the wrong kind (a he/she
         where the predicate takes no persons: a status)."""
-        if not subject.inferred or subject.index is None:
+        if not subject.inferred:
             return True
         allowed = self.rules.subject_types.get(pattern.predicate, ("*",))
-        label = sentence.mentions[subject.index].label
+        label = sentence.mentions[subject.index].label if subject.index is not None else (subject.label or "PERSON")
         if "*" in allowed:
             return True
         if label == "PERSON":
@@ -634,6 +653,10 @@ class RelationReader(NounReading):
         text = sentence.doc.text
         first = len(text) - len(text.lstrip())
         last = len(text.rstrip())
+        line = next((start for start, end, _ in sentence.context.speakers
+                     if start < sentence.offset + first < end and sentence.offset + first - start <= 60), None)
+        if line is not None:  # a chat line is cited whole, from its time stamp and speaker
+            first = line - sentence.offset
         predicate = predicate or pattern.predicate
         return Relation(
             date_tokens=dating,

@@ -12,7 +12,7 @@ group nouns, quantities). The registry itself is loaded by the core
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable
 
 
 SAME_PAST = frozenset({"put", "set", "cut", "quit", "let", "hit", "read", "shut", "spread"})
@@ -62,16 +62,17 @@ KIND_NOUNS = frozenset({"project", "app", "application", "product", "initiative"
 GROUP_NOUNS = frozenset({"team", "squad", "guild", "council", "committee", "board", "group", "club", "department",
                          "office", "hub", "unit", "family", "chapter", "crew", "panel", "taskforce", "band", "choir",
                          "orchestra", "caucus", "union", "society", "association", "league", "division", "branch",
-                         "lab", "studio", "cabinet", "parliament", "assembly", "senate", "chamber", "guild"})
+                         "lab", "studio", "cabinet", "parliament", "assembly", "senate", "chamber"})
 #: Heads a quantity stands on: "5mg of Amlodipine", "a course of amoxicillin".
 QUANTITY_HEADS = frozenset({"mg", "mcg", "µg", "g", "ml", "iu", "unit", "units", "dose", "dosage", "tablet",
                             "tablets", "pill", "pills", "capsule", "capsules", "course", "shot", "shots",
                             "prescription", "drop", "drops", "puff", "puffs", "bit", "lot", "kind", "type", "seat",
                             "seats", "licence", "licences", "license", "licenses", "user", "users", "tb", "gb", "mb",
                             "pb", "%", "percent", "share", "shares", "stake"})
-#: Entity labels that are no thing a fact links (a date, a number, a value word).
+#: Words of a title phrase that say nothing of the role ("our new CFO" is a CFO).
 TITLE_DROP = frozenset({"new", "former", "current", "then", "now", "previous", "incoming", "outgoing", "longtime",
                         "long-time", "our", "their", "his", "her", "its", "my", "your", "the", "a", "an", "acting"})
+#: Entity labels that are no thing a fact links (a date, a number, a value word).
 NOT_THINGS = frozenset({"DATE", "TIME", "CARDINAL", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "VALUE"})
 ORG_LIKE = ("ORG", "PRODUCT", "FAC", "WORK_OF_ART", "EVENT", "LAW")
 IRREGULAR = {
@@ -89,9 +90,6 @@ _COPULAS = frozenset({"is", "are", "was", "were", "am", "be", "been", "being", "
                       "remains", "remained", "stays", "stayed", "sits", "sat"})
 
 
-_PRONOUN_CUES = frozenset({"he", "she", "him", "her", "his", "hers", "they", "them", "their", "it", "its", "i", "me",
-                           "my", "myself", "we", "us", "our"})
-_FIRST_PERSON_CUES = frozenset({"i", "me", "my", "myself", "we", "us", "our"})
 _FUNCTION_WORDS = frozenset({"the", "and", "for", "with", "from", "into", "onto", "out"})
 #: Words that frame a noun as a fact: possessives, apposition and field punctuation.
 _FRAME_WORDS = frozenset({"his", "her", "their", "its", "my", "our", "your", "whose", ",", ":", "(", "—", "–", "-",
@@ -155,6 +153,9 @@ class RelationalNoun:
     possessor: str = "subject"
     possessor_types: tuple[str, ...] = ()
     exclude_types: tuple[str, ...] = ()
+    #: read only as the key of a field ("Team: Payments"), never in a sentence ("the
+    #: GitHub team, the Zulip group" names no membership)
+    lines_only: bool = False
 
 
 @dataclass
@@ -175,12 +176,11 @@ class RelationRules:
     nouns: dict[str, list[RelationalNoun]] = field(default_factory=dict)
     value_kinds: dict[str, str] = field(default_factory=dict)
     kinds: dict[str, str] = field(default_factory=dict)
-    cardinality: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_registry(cls, registry: dict, values: dict[str, Iterable[str]]) -> "RelationRules":
         """Compile ``registry`` (name → predicate with ``patterns``, ``nouns``, ``subject``,
-        ``object``, ``kind``, ``cardinality``; see :class:`palace.temporal.Predicate`) and
+        ``object``, ``kind``; see :class:`palace.temporal.Predicate`) and
         the value lexicons ``values`` (lexicon name → words)."""
         patterns = []
         nouns: dict[str, list[RelationalNoun]] = {}
@@ -212,14 +212,14 @@ class RelationRules:
                 for word in noun.get("words", ()):
                     nouns.setdefault(word.casefold(), []).append(RelationalNoun(
                         word.casefold(), spec.name, noun.get("possessor", "subject"),
-                        tuple(noun.get("possessor_types", ())), tuple(noun.get("exclude_types", ()))))
+                        tuple(noun.get("possessor_types", ())), tuple(noun.get("exclude_types", ())),
+                        bool(noun.get("lines_only", False))))
                 if noun.get("value"):
                     value_kinds.setdefault(spec.name, noun["value"])
         lexicons = {name: frozenset(w.casefold() for w in words) for name, words in values.items()}
         rules = cls(tuple(patterns), lexicons, subject_types={s.name: s.subject for s in registry.values()},
                     object_types={s.name: s.object for s in registry.values()}, nouns=nouns,
-                    value_kinds=value_kinds, kinds={s.name: s.kind for s in registry.values()},
-                    cardinality={s.name: s.cardinality for s in registry.values()})
+                    value_kinds=value_kinds, kinds={s.name: s.kind for s in registry.values()})
         cues: set[str] = set()  # a verb of a pattern, a decision marker: always worth a parse
         value_verbs: set[str] = set()  # a verb whose object must be a lexicon value
         copula_cues: set[str] = set()
@@ -247,23 +247,6 @@ class RelationRules:
         rules.copula_cues = frozenset(copula_cues - cues)
         return rules
 
-    def may_match(self, words: Sequence[str]) -> bool:
-        """Cheap prefilter on a sentence's lower-case words: could any pattern apply? A
-        verb of a pattern or a medication always may; a relational noun or a lexicon
-        value ("manager", "CFO", "blocked") only in a frame for it (a form of "be", a
-        possessive, a comma or colon, a verb that takes a value); a preposition of a
-        copula pattern ("is at Acme") only beside a form of "be"."""
-        noun = framed = copula = False
-        for word in words:
-            if word in self.cues or word.endswith("mg") or self.is_medication_word(word):
-                return True
-            noun = noun or word in self.noun_cues
-            framed = framed or word in self.frames
-            copula = copula or word in _COPULAS
-        if noun and framed:
-            return True
-        return copula and any(word in self.copula_cues for word in words)
-
     def hashed(self) -> dict[str, frozenset[int]]:
         """The prefilter's word sets as spaCy string hashes (``LOWER`` attribute values),
         so :meth:`may_match_hashes` reads a whole sentence without making Token objects."""
@@ -273,14 +256,18 @@ class RelationRules:
 
             sets = {"cues": self.cues | {"mg", "mcg", "ml"}, "noun_cues": self.noun_cues, "frames": self.frames,
                     "copulas": _COPULAS, "copula_cues": self.copula_cues,
-                    "third_person": _PRONOUN_CUES - _FIRST_PERSON_CUES, "first_person": _FIRST_PERSON_CUES}
+                    "third_person": PRONOUNS - FIRST_PERSON, "first_person": FIRST_PERSON}
             cached = {name: frozenset(hash_string(w) for w in words) for name, words in sets.items()}
             self.__dict__["_hashed"] = cached
         return cached
 
     def may_match_hashes(self, lowers, has_value: bool) -> bool:
-        """:meth:`may_match` over the ``LOWER`` hashes of a sentence's tokens;
-        ``has_value``: the value ruler marked a medication or another value in it."""
+        """Cheap prefilter over the ``LOWER`` hashes of a sentence's tokens: could any
+        pattern apply? A verb of a pattern or a value the ruler marked (``has_value``: a
+        medication…) always may; a relational noun or a lexicon word ("manager", "CFO",
+        "blocked") only in a frame for it (a form of "be", a possessive, a comma or
+        colon, a verb that takes a value); a preposition of a copula pattern ("is at
+        Acme") only beside a form of "be"."""
         sets = self.hashed()
         words = set(lowers)
         if has_value or words & sets["cues"]:

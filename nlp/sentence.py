@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from palace.nlp.names import NOTE_VERBS
 from palace.nlp.rules import NOT_THINGS, PRONOUNS, RelationRules, TEAM_WORDS
 
@@ -207,13 +209,19 @@ class Sentence:
                 break
         return first, last
 
-    def _add_mention(self, first: int, last: int, label: str) -> int | None:
+    def first_person_mention(self, token: "Token") -> int | None:
+        """A mention of the speaker of the chat line (or the palace's owner) at a first-
+        person pronoun used as an object ("He reports to me"); None when no one is known."""
+        name = self.context.speaker_at(self.offset + token.idx) or self.context.owner
+        return self._add_mention(token.i, token.i, "PERSON", name=name) if name else None
+
+    def _add_mention(self, first: int, last: int, label: str, *, name: str | None = None) -> int | None:
         from palace.nlp.extraction import EntityMention  # the dataclass only: no cycle at import time
         from palace.nlp.markup import normalise_entity_name
 
         doc = self.doc
         surface = doc.text[doc[first].idx:doc[last].idx + len(doc[last].text)]
-        name = normalise_entity_name(surface)
+        name = name or normalise_entity_name(surface)
         if len(name) < 2:
             return None
         start = self.offset + doc[first].idx
@@ -264,9 +272,6 @@ class Sentence:
         if not named and not lower_ok:
             return None
         first, last = words[0], words[-1]
-        if any(self._by_token.get(i) is not None and self.mentions[self._by_token[i]].label in NOT_THINGS
-               for i in range(first, last + 1)):
-            pass  # "the 2025 hiring plan": the year is part of the thing's name here
         existing = self._by_token.get(token.i)
         if existing is not None:
             return existing
@@ -277,7 +282,8 @@ class Sentence:
         Henrik Dahl at the meetup. He joined…", "Talked to Olu. He takes…"): the first
         run of capitalised words of the latest sentence that has one, less a capitalised
         English word opening the sentence ("Met", "Talked"). Becomes a mention."""
-        text = self.context.text[:position]
+        start_at = max(0, position - 600)  # the last few sentences: a pronoun looks back that far
+        text = self.context.text[start_at:position]
         if not text:
             return None
         best = None
@@ -290,8 +296,9 @@ class Sentence:
                 start += len(words[0]) + 1
                 words = words[1:]
                 opening = False
-            if not words or any(w.casefold() in PRONOUNS or self.rules.is_value_word(w) for w in words):
-                continue
+            if not words or any(w.casefold() in PRONOUNS or w.casefold() in STOP_WORDS
+                                or self.rules.is_value_word(w) for w in words):
+                continue  # "What a week. He joined…": "What" is no one
             if len(words) == 1 and words[0].casefold() in self.known_words:
                 continue
             sentence_start = max(text.rfind(". ", 0, start), text.rfind("\n", 0, start))
@@ -302,6 +309,7 @@ class Sentence:
         from palace.nlp.extraction import EntityMention
 
         start, name, _ = best
+        start += start_at
         self.mentions.append(EntityMention(start, start + len(name), name, name, label, -1))
         return len(self.mentions) - 1
 
@@ -325,7 +333,7 @@ class Sentence:
         if not before and team:  # an organisation the recogniser took for a person: the
             # first thing named in the latest sentence that has one
             before = [i for i, m in enumerate(self.mentions) if m.end <= position and m.label not in NOT_THINGS
-                      and m.label not in ("GPE", "LOC") and not set(m.name.casefold().split()) & PRONOUNS]
+                      and m.label not in ("GPE", "LOC", "PERSON") and not set(m.name.casefold().split()) & PRONOUNS]
         if not before:
             return self._unrecognised_antecedent(position, "PERSON" if "PERSON" in labels else "ORG")
         latest = max(self.mentions[i].sentence for i in before)

@@ -28,8 +28,8 @@ class ReadFact:
     whose value the text does not name ("Ines retired"). ``valid_from``/``valid_to`` are
     ISO days, half-open; ``None`` where the text does not bound it (an open state, or a
     state whose start the text does not say). ``ending`` is true when the text closes the
-    state ("stepped down", the ``A`` of "from A to B"). ``mood`` is ``fact`` or ``plan``
-    (a planned statement, never a current fact). ``route`` is ``one: supersedes`` or
+    state ("stepped down", the ``A`` of "from A to B"); a planned statement is no fact
+    (it is among the rejections, reason ``planned``). ``route`` is ``one: supersedes`` or
     ``many: coexists``; ``date_source`` is ``clause`` (a date in the verb's clause),
     ``sentence`` or ``note`` (the note's date). ``line`` is 1-based in the text given.
     """
@@ -47,7 +47,6 @@ class ReadFact:
     sentence: str
     line: int
     kind: str = "state"
-    mood: str = "fact"
     ending: bool = False
     confidence: float = 0.0
 
@@ -130,7 +129,7 @@ def extract_text(
     facts: list[ReadFact] = []
     rejected: list[Rejection] = []
     entities: dict[tuple[str, str], None] = {}
-    day = DateInterval(date, date + dt.timedelta(days=1), "day")
+    when = DateInterval(date, date + dt.timedelta(days=1), "day")
 
     def add(relation, found: Extraction, line: int, sentence: str) -> None:
         spec = registry.get(relation.predicate)
@@ -141,15 +140,8 @@ def extract_text(
             return
         obj = (found.entities[relation.object].name if relation.object is not None
                else relation.value or relation.object_name)
-        if relation.quote is not None:
-            start, end, granularity, source = date, None, "day", "note"
-            if relation.ending:
-                start, end = None, date
-            elif spec.kind == "event":
-                end = day.end
-        else:
-            time = found.relation_time(relation, spec.kind)
-            start, end, granularity, source = time.start, time.end, time.granularity, time.source
+        time = found.fact_time(relation, spec.kind, when)
+        start, end, granularity, source = time.start, time.end, time.granularity, time.source
         facts.append(ReadFact(
             subject=subject, predicate=relation.predicate, object=obj,
             valid_from=start.isoformat() if start else None, valid_to=end.isoformat() if end else None,

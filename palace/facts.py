@@ -68,15 +68,18 @@ class FactsResult:
 
 def holds_now(registry: dict, day: dt.date, alias: str = "f") -> tuple[str, list]:
     """The SQL condition (and its parameters) of a fact that still holds on ``day``: not
-    invalidated, not superseded, and — for a state — not ended by then (a state a note
-    ended, "stepped down as lead", or an interval it bounded, "until 2010"). Events and
+    invalidated, not superseded, and — for a state — begun and not ended by then (a state
+    a note ended, "stepped down as lead", or an interval it bounded, "until 2010"; "starts
+    at Feedzai in May", read in April, is not current yet). Events and
     co-occurrences (a sentence naming two entities, dated by it) stay on record. One place
     for what "current" means."""
     events = sorted({name for name, spec in registry.items() if spec.kind == "event"} | {"mentioned_with"})
     marks = ",".join("?" * len(events)) or "''"
     return (f"{alias}.invalidated_at IS NULL AND {alias}.superseded_by IS NULL"
             f" AND ({alias}.valid_to IS NULL OR {alias}.valid_to > ? OR {alias}.predicate IN ({marks}))"
-            f" AND ({alias}.object_id IS NOT NULL OR {alias}.object_value IS NOT NULL)", [day.isoformat(), *events])
+            f" AND ({alias}.valid_from IS NULL OR {alias}.valid_from <= ? OR {alias}.predicate IN ({marks}))"
+            f" AND ({alias}.object_id IS NOT NULL OR {alias}.object_value IS NOT NULL)",
+            [day.isoformat(), *events, day.isoformat(), *events])
 
 
 def facts(
@@ -188,7 +191,7 @@ def fact_views(conn, where: str, params, *, limit: int = 500, registry: dict | N
             conflicts[r["id"]] = tuple(x[0] for x in rivals)
     return tuple(
         FactView(
-            id=r["id"], subject=r["subject_name"], predicate=r["predicate"], object=r["object_name"] or "(ended)",
+            id=r["id"], subject=r["subject_name"], predicate=r["predicate"], object=r["object_name"] or "",
             valid_from=r["valid_from"], valid_to=r["valid_to"], valid_granularity=r["valid_granularity"],
             recorded_at=r["recorded_at"], invalidated_at=r["invalidated_at"],
             invalidation_reason=r["invalidation_reason"], superseded_by=r["superseded_by"],

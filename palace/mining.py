@@ -756,13 +756,8 @@ def write_relation(conn, cache, fact, relation, extraction: Extraction, ids: lis
         obj = _entity_id(conn, cache, relation.object_name, relation.object_label or "CONCEPT")
     if obj is not None and obj == subject:
         return
-    time = extraction.relation_time(relation, spec.kind) if relation.sentence >= 0 or relation.quote is None else None
-    if time is None or time.source == "note":
-        start = None if relation.ending else when.start
-        end = when.start if relation.ending else (when.end if spec.kind == "event" else None)
-        granularity = when.granularity
-    else:
-        start, end, granularity = time.start, time.end, time.granularity
+    time = extraction.fact_time(relation, spec.kind, when)
+    start, end, granularity = time.start, time.end, time.granularity
     stated_to = end if spec.kind == "state" else None
     fact(subject, relation.predicate, obj, relation.value, start, end, granularity, relation.start, relation.end,
          relation.extractor, relation.confidence, relation.evidence, stated_to=stated_to, sentence=relation.quote)

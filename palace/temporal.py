@@ -130,7 +130,8 @@ def close_timeline(assertions: Iterable[Assertion], one_value: bool = True) -> d
     value (a fact with no start that ends that value, or any value when it names none:
     "Ines stepped down as lead", the ``A`` of "moved from A to B") dated after its start;
     and, for a one-value predicate (``one_value``), the first later day asserting another
-    value — then ``superseded_by`` is the lowest id among that day's other values. A fact
+    value — then ``superseded_by`` is the lowest id among that day's other values. An
+    ending on the day the fact starts closes it ("was hired and resigned the same day"). A fact
     stays valid through later days that assert only its value (restatements). Facts of
     one day with different values conflict. A fact without a start ends where its text
     says. A pure function of the set of assertions (the input order is irrelevant).
@@ -153,7 +154,7 @@ def close_timeline(assertions: Iterable[Assertion], one_value: bool = True) -> d
         ends: list[tuple[dt.date, int | None]] = []
         if a.stated_to is not None:
             ends.append((a.stated_to, None))
-        closing = [e.stated_to for e in endings if e.stated_to > a.valid_from and e.value in (None, a.value)]
+        closing = [e.stated_to for e in endings if e.stated_to >= a.valid_from and e.value in (None, a.value)]
         if closing:
             ends.append((min(closing), None))
         if one_value:

@@ -146,3 +146,26 @@ def test_apply_timelines_closes_only_the_one_value_group(tmp_path):
     rows = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT id, valid_to, superseded_by FROM facts")}
     assert changed == 1
     assert rows == {1: (None, None), 2: ("2024-04-02", 1), 3: (None, None), 4: (None, None), 5: (None, None)}
+
+
+def test_an_ending_closes_the_value_it_names_and_an_ending_without_one_closes_whatever_held():
+    # "Ines leads Falcon" (2023), "Ines stepped down as lead of Falcon" (2024-06-01)
+    timeline = close_timeline([Assertion(1, "falcon", D(2023, 1, 10)), Assertion(2, "falcon", None, D(2024, 6, 1))],
+                              one_value=False)
+    assert timeline[1] == Closure(D(2024, 6, 1), None) and timeline[2] == Closure(D(2024, 6, 1), None)
+    # an ending of another value leaves a many-value fact alone; one naming none closes it
+    assert close_timeline([Assertion(1, "falcon", D(2023, 1, 10)), Assertion(2, "harbor", None, D(2024, 6, 1))],
+                          one_value=False)[1].valid_to is None
+    assert close_timeline([Assertion(1, "umbrella", D(2023, 1, 10)), Assertion(2, None, None, D(2024, 6, 1))]
+                          )[1].valid_to == D(2024, 6, 1)
+    # the same day: hired and resigned
+    assert close_timeline([Assertion(1, "umbrella", D(2024, 6, 1)), Assertion(2, None, None, D(2024, 6, 1))]
+                          )[1].valid_to == D(2024, 6, 1)
+
+
+def test_a_stated_end_stays_unless_a_later_value_comes_first():
+    # "played for Ajax from 1999 to 2003", then "joined Barcelona in 2001"
+    timeline = close_timeline([Assertion(1, "ajax", D(1999, 1, 1), D(2004, 1, 1)),
+                               Assertion(2, "barcelona", D(2001, 1, 1))])
+    assert timeline[1] == Closure(D(2001, 1, 1), 2) and timeline[2].valid_to is None
+    assert close_timeline([Assertion(1, "ajax", D(1999, 1, 1), D(2004, 1, 1))])[1] == Closure(D(2004, 1, 1), None)
