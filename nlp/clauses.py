@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from palace.nlp.rules import (
     BELIEF_HEADS,
+    PROPOSAL_HEADS,
     CHANGE_VERBS,
     CONDITIONS,
     FUTURE,
@@ -114,6 +115,8 @@ def mood(verb: "Token") -> str:
         if lemma == "use" and head.tag_ == "VBD":  # "used to work at KPMG"
             outer = mood(head)
             return outer if outer not in ("fact", "ending") else "ending"
+        if verb.dep_ == "ccomp" and lemma in PROPOSAL_HEADS:
+            return "planned"  # "propose that we confirm Josh as our representative"
         if verb.dep_ == "ccomp" and (lemma in BELIEF_HEADS or any(
                 c.dep_ in ("nsubj", "attr") and c.lemma_.casefold() in HEARSAY_NOUNS for c in head.children)):
             return "hedged"

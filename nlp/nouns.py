@@ -61,9 +61,11 @@ class NounReading:
                             found = Referent(index) if index is not None else None
                         return found, pobj
         for child in noun.lefts:
-            if child.dep_ in ("compound", "nmod") and sentence.mention_of(child) is not None \
-                    and sentence.mentions[sentence.mention_of(child)].label not in NOT_THINGS:
-                return Referent(sentence.mention_of(child)), child
+            found = sentence.mention_of(child) if child.dep_ in ("compound", "nmod") else None
+            # "Team members: Niko, Josh": a bare "Team" names no particular team
+            if found is not None and sentence.mentions[found].label not in NOT_THINGS \
+                    and sentence.mentions[found].name.casefold() not in GROUP_NOUNS | TEAM_WORDS:
+                return Referent(found), child
         return None, None
 
     def _noun_readings(self, noun: "Token") -> list[RelationalNoun]:
@@ -211,7 +213,8 @@ class NounReading:
                     if value is not None or other.i == value_token.i:
                         continue
                     value, _ = self._value(kind, other, sentence)
-                if value is None and kind == "tier" and value_token.text[:1].isupper():
+                if value is None and kind == "tier" and value_token.text[:1].isupper() \
+                        and value_token.pos_ in ("PROPN", "NOUN", "ADJ"):  # "Pro", not "That was my plan"
                     value = value_token.text
                 if value is None and kind == "medication" and value_token.pos_ == "PROPN":
                     value = value_token.text

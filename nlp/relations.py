@@ -314,8 +314,8 @@ class RelationReader(NounReading):
                 return None  # "we agreed to…": the group decided, not the one who says so
             speaker = sentence.context.speaker_at(sentence.offset + token.idx) or sentence.context.owner
             return Referent(None, speaker, "PERSON", inferred=True) if speaker else None
-        if token.pos_ == "PRON":
-            return None
+        if token.pos_ == "PRON" or token.tag_ in ("WP", "WDT", "WP$"):
+            return None  # "what's been approved": no one in particular
         found = self._thing(token, sentence, label, lower_ok=lower_ok)
         if found is None:
             found = sentence.mention_in(token)

@@ -45,6 +45,9 @@ PAST_ADVERBS = frozenset({"previously", "formerly", "once", "earlier"})
 #: Verbs whose clausal complement is hearsay or belief, not a statement of fact.
 BELIEF_HEADS = frozenset({"think", "believe", "guess", "suppose", "suspect", "hear", "doubt", "wonder", "assume",
                           "reckon", "rumor", "rumour", "imagine", "fear", "bet", "speculate", "claim"})
+#: Verbs whose that-clause is a proposal, not a fact ("propose that we confirm Josh").
+PROPOSAL_HEADS = frozenset({"propose", "suggest", "recommend", "request", "ask", "want", "wish", "hope", "insist",
+                            "demand", "prefer", "move"})
 #: Changes that, in the present progressive, announce a plan ("is leaving Turkcell").
 CHANGE_VERBS = frozenset({"leave", "move", "join", "quit", "retire", "switch", "relocate", "migrate", "step",
                           "hand", "transfer", "change", "upgrade", "downgrade", "start", "resign", "sell", "buy"})

@@ -16,8 +16,6 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
-from spacy.lang.en.stop_words import STOP_WORDS
-
 from palace.nlp.names import NOTE_VERBS
 from palace.nlp.rules import NOT_THINGS, PRONOUNS, RelationRules, TEAM_WORDS
 
@@ -222,8 +220,8 @@ class Sentence:
         doc = self.doc
         surface = doc.text[doc[first].idx:doc[last].idx + len(doc[last].text)]
         name = name or normalise_entity_name(surface)
-        if len(name) < 2:
-            return None
+        if len(name) < 2 or any(ch in name for ch in '`{}[]<>|=\\"@#*_'):
+            return None  # code and diagrams are no names: TypesTeamApproval["Types team
         start = self.offset + doc[first].idx
         self.mentions.append(EntityMention(start, start + len(surface), surface, name, label, self.index))
         index = len(self.mentions) - 1
@@ -282,6 +280,8 @@ class Sentence:
         Henrik Dahl at the meetup. He joined…", "Talked to Olu. He takes…"): the first
         run of capitalised words of the latest sentence that has one, less a capitalised
         English word opening the sentence ("Met", "Talked"). Becomes a mention."""
+        from spacy.lang.en.stop_words import STOP_WORDS  # here: the query path never loads spaCy
+
         start_at = max(0, position - 600)  # the last few sentences: a pronoun looks back that far
         text = self.context.text[start_at:position]
         if not text:
