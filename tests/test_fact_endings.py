@@ -7,20 +7,10 @@ from __future__ import annotations
 import datetime as dt
 import time
 
+from test_temporal_graph import timeline, write
+
 from palace.core import Palace
 from palace.facts import facts
-
-
-def write(root, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-
-
-def timeline(palace, about, predicate):
-    return [(f.object, f.valid_from, f.valid_to, f.state)
-            for f in facts(palace, about=about, predicate=predicate, history=True).facts]
 
 
 def test_a_transition_ends_the_old_value_and_an_ending_closes_a_state(tmp_path):
