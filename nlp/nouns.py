@@ -347,6 +347,12 @@ class NounReading:
         title_tokens = sorted({t for m in mods for t in m.subtree if not t.is_punct or t.text == "-"} | {token},
                               key=lambda t: t.i)
         title = " ".join(t.text for t in title_tokens)
+        doc, end = token.doc, token.i
+        while end + 2 < len(doc) and doc[end + 1].text == "-" and not doc[end].whitespace_ \
+                and not doc[end + 1].whitespace_ and doc[end + 2].is_alpha:
+            end += 2  # "editor-in-chief", "co-chair"
+        if end > token.i:
+            title += doc[token.i + 1:end + 1].text
         full_title = title.casefold()
         is_head = full_title in head_titles or (token.lower_ in head_titles and not mods) or \
             token.lower_.rstrip("s") in ("chairman", "chairwoman", "chairperson") or \

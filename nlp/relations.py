@@ -468,6 +468,9 @@ class RelationReader(NounReading):
         if obj.lower_ == "them" and pattern.entity and pattern.predicate in _GROUP_OBJECTS:  # "played for them"
             resolved = self._resolve(obj, sentence, label)
             mention = resolved.index if resolved is not None else None
+        elif obj.lower_ in ("it", "they") and obj.dep_ == "nsubjpass":  # "It was owned by Halcyon Capital"
+            found = sentence.nearest(obj, ORG_LIKE, team=True)
+            mention = found if found is not None and sentence.mentions[found].label != "PERSON" else None
         elif obj.lower_ in ("me", "us") and pattern.entity:  # "He reports to me": the speaker
             mention = sentence.first_person_mention(obj)
         elif obj.pos_ != "PRON":
