@@ -20,10 +20,12 @@ def facts_command(
     as_of: Optional[str] = typer.Option(None, "--as-of", help="What was true on this day (valid time)."),
     known_at: Optional[str] = typer.Option(None, "--known-at", help="What the palace knew then (recorded time)."),
     limit: int = typer.Option(100, "--limit", min=1, help="At most this many facts."),
+    all_facts: bool = typer.Option(False, "--all", help="Co-occurrences (mentioned_with) too."),
     palace_dir: Optional[Path] = PalaceOption,
     as_json: bool = typer.Option(False, "--json", help="Print as one JSON object."),
 ) -> None:
-    """List facts: current ones, or those true on --as-of, or those known at --known-at."""
+    """List typed facts: current ones, or those true on --as-of, or those known at --known-at
+    (--all adds co-occurrences)."""
     from palace.core import Palace
     from palace.facts import facts
 
@@ -31,7 +33,7 @@ def facts_command(
     moment = parse_day(known_at, "--known-at", end=True)
     with Palace.open(palace_dir, create=False) as palace:
         result = facts(palace, about=about, predicate=predicate, as_of=day,
-                       known_at=moment.isoformat() if moment else None, limit=limit)
+                       known_at=moment.isoformat() if moment else None, limit=limit, typed_only=not all_facts)
     _render(result, as_json)
 
 
@@ -41,15 +43,17 @@ def history(
     name: str = typer.Argument(..., help="A name or alias."),
     predicate: Optional[str] = typer.Option(None, "--predicate", help="Only this predicate."),
     limit: int = typer.Option(200, "--limit", min=1, help="At most this many facts."),
+    all_facts: bool = typer.Option(False, "--all", help="Co-occurrences (mentioned_with) too."),
     palace_dir: Optional[Path] = PalaceOption,
     as_json: bool = typer.Option(False, "--json", help="Print as one JSON object."),
 ) -> None:
-    """The timeline of facts about NAME, superseded and invalidated ones included."""
+    """The timeline of typed facts about NAME, superseded and invalidated ones included
+    (--all adds co-occurrences)."""
     from palace.core import Palace
     from palace.facts import facts
 
     with Palace.open(palace_dir, create=False) as palace:
-        result = facts(palace, about=name, predicate=predicate, history=True, limit=limit)
+        result = facts(palace, about=name, predicate=predicate, history=True, limit=limit, typed_only=not all_facts)
     _render(result, as_json)
 
 

@@ -92,6 +92,7 @@ def facts(
     history: bool = False,
     limit: int = 500,
     now: dt.date | None = None,
+    typed_only: bool = False,
 ) -> FactsResult:
     """Facts about ``about`` (a name or alias; subject or object) with ``predicate``.
 
@@ -99,7 +100,8 @@ def facts(
     ``as_of`` keeps facts valid on that day; ``known_at`` (ISO date or timestamp) keeps
     what the palace held then, retracted facts included; without it only facts not
     invalidated count. ``history=True`` keeps superseded, ended and invalidated facts
-    too. Ordered by valid time, then recorded time. Raises
+    too. ``typed_only`` leaves out ``mentioned_with`` (two names in one sentence: a
+    co-occurrence, not a statement). Ordered by valid time, then recorded time. Raises
     :class:`palace.errors.UsageError` for an unknown name.
     """
     clauses, params = [], []
@@ -120,6 +122,8 @@ def facts(
     if predicate:
         clauses.append("f.predicate = ?")
         params.append(predicate)
+    elif typed_only:
+        clauses.append("f.predicate != 'mentioned_with'")
     if as_of:
         day = as_of.isoformat()
         clauses.append("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"

@@ -50,3 +50,13 @@ def test_cli_history_json(mined_sample):
             "path", "sentence", "extractor", "confidence"} <= set(first)
     dates = [f["valid_from"] for f in data["facts"]]
     assert dates == sorted(dates)
+
+
+def test_facts_and_history_show_typed_facts_unless_all(mined_sample):
+    palace_dir, _ = mined_sample
+    for command in (["facts", "--about", "Bob Okafor"], ["history", "Bob Okafor"]):
+        typed = json.loads(CliRunner().invoke(app, [*command, "--palace", str(palace_dir), "--json"]).output)
+        every = json.loads(CliRunner().invoke(app, [*command, "--all", "--palace", str(palace_dir), "--json"]).output)
+        assert typed["facts"] and all(f["predicate"] != "mentioned_with" for f in typed["facts"])
+        assert any(f["predicate"] == "mentioned_with" for f in every["facts"])
+        assert {f["id"] for f in typed["facts"]} < {f["id"] for f in every["facts"]}
