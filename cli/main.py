@@ -21,6 +21,25 @@ app = typer.Typer(
 PalaceOption = typer.Option(None, "--palace", help="Palace folder (default: $PALACE_PATH, else ~/.palace).")
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"palace {version('palace')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            typer.echo("palace (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                      help="Print palace's version and exit."),
+) -> None:
+    """Mine your notes into drawers and a temporal knowledge graph; ask them questions, offline."""
+
+
 def fail(message: str, hint: str | None = None) -> None:
     """Print ``Error: message`` (and the hint) on stderr and exit 1."""
     from rich.console import Console

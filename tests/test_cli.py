@@ -133,3 +133,8 @@ def test_extract_shows_facts_routes_and_rejections_without_a_palace(tmp_path):
     assert shown.exit_code == 0 and "Harbor –status→ blocked" in shown.output and "rule front-matter-status" in shown.output
     both = runner.invoke(app, ["extract", "x", "--file", str(note)])
     assert both.exit_code == 1 and "Error: give a TEXT or --file FILE (not both)" in both.output
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and re.fullmatch(r"palace \d+\.\d+\.\d+\n", result.output)
