@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from palace.nlp.dates import DateInterval, interpret_date, year_spans
+from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, year_spans
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
 from palace.nlp.names import LEGAL_SUFFIXES, key_without_final_dot, person_name, whole_names
 from palace.nlp.lines import LineReader, speakers
@@ -102,8 +102,8 @@ class Cooccurrence:
 class ValidTime:
     """When a relation holds, as its text says: ``start``/``end`` (half-open; ``None``
     where the text does not bound it), the granularity of the date read, and where it
-    came from: ``clause`` (a date in the verb's clause), ``sentence`` or ``note`` (the
-    note's date)."""
+    came from: ``clause`` (a date in the verb's clause), ``heading`` (the dated heading
+    above it in the drawer) or ``note`` (the note's date)."""
 
     start: dt.date | None
     end: dt.date | None
@@ -164,9 +164,12 @@ class Extraction:
         event holds for its date's period. Without a date of its own, the note's date."""
         chosen = self._date_mention(relation)
         base = self.base or dt.date.today()
+        section = self._section_date(relation.start) if chosen is None else None
+        if section is not None:  # a running note's "## 2025-03-12": its sentences happened then
+            base = section
         if chosen is None:
             day = DateInterval(base, base + dt.timedelta(days=1), "day")
-            source = "note"
+            source = "note" if section is None else "heading"
         else:
             day = self._shifted(relation, chosen)
             source = "clause" if relation.clause_start <= chosen.start and chosen.end <= relation.clause_end else "sentence"
@@ -201,6 +204,15 @@ class Extraction:
                 end = self._shifted(relation, following[0]).end
         return ValidTime(start, end, day.granularity, source)
 
+    def _section_date(self, position: int) -> dt.date | None:
+        """The date of the last dated heading above ``position`` in the drawer's text."""
+        found = None
+        for m in _HEADING.finditer(self.text, 0, position):
+            day = first_dated_heading(m.group(0))
+            if day is not None:
+                found = day
+        return found
+
     def fact_time(self, relation: Relation, kind: str, when: DateInterval) -> ValidTime:
         """The valid time a fact is stored with: :meth:`relation_time` for a relation of
         a drawer's text; for a front-matter field (no clause), the drawer's date ``when``
@@ -208,7 +220,7 @@ class Extraction:
         for ``palace mine`` and ``palace extract``."""
         if relation.quote is None:
             time = self.relation_time(relation, kind)
-            if time.source != "note":
+            if time.source in ("clause", "sentence", "heading"):
                 return time
         if relation.ending:
             return ValidTime(None, when.start, when.granularity, "note")
@@ -224,6 +236,7 @@ class Extraction:
 
 
 _YEAR = re.compile(r"\b\d{4}\b|'\d{2}\b")
+_HEADING = re.compile(r"^#{1,6}[ \t]+\S[^\n]*$", re.M)
 _INTERVAL = re.compile(r"\b(?:to|until|till|through|thru|and)\b|\d\s*[-–]\s*\d", re.I)
 
 

@@ -31,7 +31,8 @@ class ReadFact:
     state ("stepped down", the ``A`` of "from A to B"); a planned statement is no fact
     (it is among the rejections, reason ``planned``). ``route`` is ``one: supersedes`` or
     ``many: coexists``; ``date_source`` is ``clause`` (a date in the verb's clause),
-    ``sentence`` or ``note`` (the note's date). ``line`` is 1-based in the text given.
+    ``heading`` (the dated heading above it: a running log's ``## 2025-03-12``) or
+    ``note`` (the note's date). ``line`` is 1-based in the text given.
     """
 
     subject: str

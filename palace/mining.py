@@ -454,11 +454,9 @@ def _prepare(conn, wing, rel, note: Note, previous, embedder, max_tokens) -> _Pe
 
 
 def _drawer_date(note: Note, chunk: Chunk) -> DateInterval:
-    """The drawer's date: the note's date, except in notes whose date is only a guess
-    (their first dated heading or their mtime), where a section under a dated heading
-    (a journal's ``## 2024-03-05``) takes that heading's date."""
-    if note.doc_date_source not in ("heading", "mtime"):
-        return DateInterval(note.doc_date, note.doc_date + dt.timedelta(days=1), "day")
+    """The drawer's date: the date of the nearest dated heading above it (a running
+    log's ``## 2025-03-12``: its facts happened then, whatever the note's own date),
+    else the note's date."""
     for heading in reversed(chunk.heading_path):
         day = first_dated_heading(f"# {heading}")
         if day is not None:

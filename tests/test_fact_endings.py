@@ -91,3 +91,16 @@ def test_chat_lines_speak_in_the_first_person(tmp_path):
         got = {(f.predicate, f.object, f.evidence) for f in facts(palace, about="Mara Lind").facts}
         assert {("works_at", "Initech", "inferred"), ("reports_to", "Ravi Shah", "inferred")} <= got
         assert not [f for f in facts(palace, about="Jonas Ek").facts if f.predicate != "mentioned_with"]
+
+
+def test_a_dated_section_of_a_running_note_dates_its_facts(tmp_path):
+    notes = tmp_path / "notes"
+    write(notes, {"acme-freight.md": "---\ndate: 2025-01-10\n---\n# Acme Freight\n\n"
+                                     "## 2025-01-10\n\nAcme Freight is on the Enterprise plan.\n\n"
+                                     "## 2025-03-12\n\nAcme Freight downgraded to the Business plan.\n"})
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        assert timeline(palace, "Acme Freight", "plan") == [
+            ("Enterprise", "2025-01-10", "2025-03-12", "superseded"), ("Business", "2025-03-12", None, "current")]
+        assert [f.object for f in facts(palace, about="Acme Freight", predicate="plan",
+                                        as_of=dt.date(2025, 2, 1)).facts] == ["Enterprise"]
