@@ -312,8 +312,10 @@ class RelationReader(NounReading):
         if low in FIRST_PERSON:
             if low in ("we", "us", "our") and group_act:
                 return None  # "we agreed to…": the group decided, not the one who says so
-            speaker = sentence.context.speaker_at(sentence.offset + token.idx) or sentence.context.owner
-            return Referent(None, speaker, "PERSON", inferred=True) if speaker else None
+            # a mention of the speaker (or owner) at the pronoun: the name then resolves like any
+            # other ("Priya" of a chat line joins "Priya Nair")
+            index = sentence.first_person_mention(token)
+            return Referent(index, inferred=True) if index is not None else None
         if token.pos_ == "PRON" or token.tag_ in ("WP", "WDT", "WP$"):
             return None  # "what's been approved": no one in particular
         found = self._thing(token, sentence, label, lower_ok=lower_ok)
