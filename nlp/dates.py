@@ -112,6 +112,12 @@ _TITLES = {"mr", "mrs", "ms", "dr", "miss", "prof", "dear", "hi", "hey", "hello"
 _SPEECH = set("""said says asked asks told tells wrote writes mentioned suggested replied
 thinks thought agreed emailed called presented proposed noted explained""".split())
 _NAMED_BY_YEAR = {"edition", "editions"}
+# Plans and reviews named by the year they are about, and written before or after it: the
+# "2026 budget" is agreed in 2025 and the "2023 retrospective" held in 2024, so the year names
+# the thing, not when the sentence happened. Only without a time preposition: "in 2024 budgets
+# shrank" is still a year.
+_PLANNED_BY_YEAR = set("""budget budgets roadmap roadmaps retrospective retrospectives retro
+retros plan plans forecast forecasts""".split())
 _AMBIGUOUS_WORDS = {"may", "march", "fall", "spring"}
 _DATE_WORDS = set(_MONTHS) | set(_WEEKDAYS) | set(_SEASONS) | _PREPS | {
     "q1", "q2", "q3", "q4", "h1", "h2", "fy", "i"}
@@ -151,6 +157,8 @@ def _context_ok(text: str, start: int, end: int, res: _Result, mode: str) -> boo
                 return False
             if unit in _NAMED_BY_YEAR:
                 return False  # "the 2024 edition", "the Rust 2021 edition": a name, not a time
+            if unit in _PLANNED_BY_YEAR and prev_word not in _STRICT_PREPS:
+                return False  # "the 2026 budget", "our 2023 retro"
     if res.lead:
         return True
     if res.kind == "alone":

@@ -192,6 +192,7 @@ def test_interpret_date_forms(span, start, end, gran):
      "2019-03-14", "2019-03-15", "day"),
     ("As of [May 2020](https://example.org) we agreed.", "May 2020](https://example.org",
      "2020-05-01", "2020-06-01", "month"),
+    ("In 2024 budgets shrank everywhere.", "2024", "2024-01-01", "2025-01-01", "year"),
 ])
 def test_interpret_date_in_context(sentence, span, start, end, gran):
     assert interp(sentence, span) == iv(start, end, gran)
@@ -245,6 +246,9 @@ def test_interpret_date_in_context(sentence, span, start, end, gran):
     ("About 3/4 of users agreed.", "3/4"),
     ("Meet at 11:00 U.S. Eastern Time.", "11:00"),
     ("It takes 5 minutes.", "5 minutes"),
+    ("We agreed the 2026 budget on Friday.", "2026"),
+    ("Notes from our 2023 retro are below.", "2023"),
+    ("The 2027 roadmap puts search first.", "2027"),
 ])
 def test_interpret_date_rejects_non_dates(sentence, span):
     assert interp(sentence, span) is None
@@ -379,6 +383,7 @@ def test_find_date_window_fiscal():
     "what is the status now",
     "how long did it take, two weeks?",
     "show v2024 release notes",
+    "what did we decide about the 2026 budget",
     "what happened in his 90s",
     "",
 ])
