@@ -3,7 +3,11 @@
     .venv/bin/python benchmarks/eval_retrieval.py [QUESTIONS.jsonl] [--palace DIR] [--corpus DIR] [--json]
 
 QUESTIONS.jsonl (default: benchmarks/rust_dev_questions.jsonl) holds one question per line:
-``{"id", "type", "question", "now", "gold": [{"path", "lines": [a, b]?}], "wing"?}``.
+``{"id", "type", "question", "now", "gold": [{"path", "lines": [a, b]?}], "wing"?,
+"answer"?: [str], "expect_error"?: bool}``. ``answer`` lists acceptable values: the
+planner's direct answer is correct when its text names one of them (case-insensitive);
+``expect_error`` marks a question with no content, correct when ``ask`` refuses it with
+a :class:`palace.errors.UsageError` (its ``gold`` may be empty).
 The palace (default: a palace of CORPUS under the system's temp folder, mined first when
 it holds nothing; CORPUS defaults to ../shared/corpora/rust-governance-minutes) answers
 each question four ways, all through :func:`palace.query.ask`:
@@ -52,7 +56,7 @@ def load_questions(path: Path) -> list[dict]:
         if not line.strip():
             continue
         item = json.loads(line)
-        if not isinstance(item.get("question"), str) or not item.get("gold"):
+        if not isinstance(item.get("question"), str) or not (item.get("gold") or item.get("expect_error")):
             raise ValueError(f"{path}:{number}: a question needs 'question' and a non-empty 'gold'")
         questions.append(item)
     return questions
@@ -100,23 +104,62 @@ def ensure_palace(palace_dir: Path, corpus: Path):
     return palace
 
 
+def direct_text(result) -> str:
+    """The text of the planner's direct answer: ``result.direct`` where the palace gives
+    one, else the one-fact ``result.answer`` (palace before issue 11), else ""."""
+    direct = getattr(result, "direct", None)
+    if direct is not None:
+        return direct.text
+    answer = getattr(result, "answer", None)
+    return answer.text if answer is not None else ""
+
+
+def answer_correct(text: str, expected: list[str]) -> bool:
+    """True when the direct answer's ``text`` names one of the ``expected`` values."""
+    lowered = text.lower()
+    return any(value.lower() in lowered for value in expected)
+
+
 def evaluate(palace, questions: list[dict]) -> dict:
     """``{method: {type: {metric: mean}}}`` (type ``all`` included) and, per question,
-    each method's gold ranks."""
+    each method's gold ranks. Retrieval metrics are means over the questions with a
+    gold; ``answer`` (planner only) is the share of questions with ``answer`` or
+    ``expect_error`` that the planner got right."""
+    from palace.errors import UsageError
+
     per_question = []
     sums: dict[str, dict[str, dict[str, float]]] = {m: {} for m in METHODS}
     counts: dict[str, int] = {}
+    answered: dict[str, list[int]] = {}  # kind -> [correct, asked]
     for item in questions:
         now = dt.date.fromisoformat(item["now"]) if item.get("now") else None
         row = {"id": item.get("id"), "type": item.get("type", "?"), "question": item["question"], "ranks": {}}
         kinds = (row["type"], "all")
-        for kind in kinds:
-            counts[kind] = counts.get(kind, 0) + 1
+        if item.get("gold"):
+            for kind in kinds:
+                counts[kind] = counts.get(kind, 0) + 1
         for method, only in METHODS.items():
-            result = palace.ask(item["question"], top_k=DEPTH, now=now, wing=item.get("wing"), retrievers_only=only)
-            ranks = gold_ranks(result.results, item["gold"])
+            try:
+                result = palace.ask(item["question"], top_k=DEPTH, now=now, wing=item.get("wing"), retrievers_only=only)
+            except UsageError as exc:
+                result, row.setdefault("errors", {})[method] = None, str(exc)
+            if method == "planner" and ("answer" in item or item.get("expect_error")):
+                if item.get("expect_error"):
+                    right = result is None
+                    row["direct"] = row.get("errors", {}).get("planner", "")
+                else:
+                    row["direct"] = direct_text(result) if result is not None else ""
+                    right = answer_correct(row["direct"], item["answer"])
+                row["answer_correct"] = right
+                for kind in kinds:
+                    tally = answered.setdefault(kind, [0, 0])
+                    tally[0] += int(right)
+                    tally[1] += 1
+            if not item.get("gold"):
+                continue
+            ranks = gold_ranks(result.results if result is not None else (), item["gold"])
             row["ranks"][method] = ranks
-            if method == "planner":
+            if method == "planner" and result is not None:
                 row["intent"] = result.plan.intent
             for kind in kinds:
                 bucket = sums[method].setdefault(kind, {})
@@ -128,18 +171,27 @@ def evaluate(palace, questions: list[dict]) -> dict:
                  for kind, metrics in by_kind.items()}
         for method, by_kind in sums.items()
     }
-    return {"counts": counts, "means": means, "questions": per_question}
+    answers = {kind: {"correct": c, "asked": n, "percent": 100.0 * c / n} for kind, (c, n) in answered.items()}
+    return {"counts": counts, "means": means, "answers": answers, "questions": per_question}
 
 
 def print_table(report: dict) -> None:
     kinds = [k for k in ("temporal", "change", "entity", "current", "lookup") if k in report["counts"]]
     kinds += sorted(k for k in report["counts"] if k not in kinds and k != "all") + ["all"]
+    kinds += [k for k in report.get("answers", {}) if k not in kinds]
     metrics = [f"R@{k}" for k in KS] + ["MRR"]
-    print(f"{'type':<10}{'n':>4}  {'method':<8}" + "".join(f"{m:>8}" for m in metrics))
+    print(f"{'type':<12}{'n':>4}  {'method':<8}" + "".join(f"{m:>8}" for m in metrics))
     for kind in kinds:
+        if kind not in report["means"]["planner"]:
+            continue
         for method in METHODS:
             values = report["means"][method][kind]
-            print(f"{kind:<10}{report['counts'][kind]:>4}  {method:<8}" + "".join(f"{values[m]:>8.1f}" for m in metrics))
+            print(f"{kind:<12}{report['counts'][kind]:>4}  {method:<8}" + "".join(f"{values[m]:>8.1f}" for m in metrics))
+        print()
+    if report.get("answers"):
+        print("direct answer correct (planner):")
+        for kind, tally in report["answers"].items():
+            print(f"  {kind:<12}{tally['correct']:>3}/{tally['asked']:<3} {tally['percent']:6.1f} %")
         print()
     means = report["means"]
     for kind in ("temporal", "change"):

@@ -131,10 +131,15 @@ def _answer_line(palace, number: int, line: str, options: dict) -> bool:
     return True
 
 
+DIRECT_LINES = 8  # palace.answers.DIRECT_LINES, without importing the query path here
+
+
 def render(result, *, explain: bool = False) -> None:
     """Print an :class:`palace.query.AskResult` with rich: the plan in one line, then the
-    graph's direct answer (if the question asks for one predicate of one name), the change
-    list or the facts (if any), then the drawers with path:line, date, snippet and why.
+    direct answer (:class:`palace.answers.Direct`: the one fact asked for, the changes,
+    the facts about the question's names, or that the graph holds none), the whole change
+    list or fact list when the answer could not show it all (or with ``explain``, or for
+    a history question), then the drawers with path:line, date, snippet and why.
     ``explain`` adds the retriever weights and each retriever's rank and raw score."""
     from rich.console import Console
     from rich.markup import escape
@@ -145,26 +150,29 @@ def render(result, *, explain: bool = False) -> None:
     out.print("[dim]plan:[/] " + escape(line))
     for note in plan.notes:
         out.print(f"[dim]note: {escape(note)}[/]")
-    if result.answer is not None:
-        out.print("\n[bold]answer[/]")
+    direct = result.direct
+    out.print("\n[bold]answer[/]")
+    if result.answer is not None and result.answer.values:
         lines = result.answer.text.splitlines()
-        if not result.answer.values:
-            out.print(f"  [yellow]{escape(result.answer.text)}[/]")
         for line, value in zip(lines, result.answer.values):  # one line per value, its citation last
             cited = " — " + value.cite()
             said = line[:-len(cited)] if line.endswith(cited) else line
             out.print(f"  [bold]{escape(said)}[/]" + (f"[dim]{escape(cited)}[/]" if said != line else ""))
-    if result.changes is not None:
+    elif direct.kind in ("changes", "facts"):
+        for line in direct.text.splitlines():
+            said, _, cited = line.partition(" — ")
+            out.print(f"  [bold]{escape(said)}[/]" + (f"[dim] — {escape(cited)}[/]" if cited else ""))
+    else:
+        out.print(f"  [yellow]{escape(direct.text)}[/]")
+    if result.changes is not None and (explain or len(direct.text.splitlines()) > DIRECT_LINES):
         _render_changes(out, result.changes)
-    if result.facts:
+    if result.facts and (explain or plan.intent == "history" or len(result.facts) > DIRECT_LINES):
         title = "facts (history)" if plan.intent == "history" else "facts"
         out.print(f"\n[bold]{title}[/]")
         for fact in result.facts:
             _render_fact(out, fact)
-    if result.answer is not None or result.changes is not None or result.facts:
+    if result.results:
         out.print("\n[bold]evidence[/]")
-    if not result.results:
-        out.print("no drawers matched")
     for hit in result.results:
         if explain:
             why = ", ".join(f"{c.retriever} #{c.rank} (score {c.score:.3f}, weight {c.weight:g}, +{c.rrf:.4f})"
@@ -179,7 +187,7 @@ def render(result, *, explain: bool = False) -> None:
         heading = " › ".join(hit.heading_path)
         out.print(
             f"\n[bold]{hit.rank}.[/] [cyan]{escape(hit.path)}:{hit.line_start}-{hit.line_end}[/]"
-            f"  [dim]{escape(hit.wing)}/{escape(hit.room)}  {hit.date or ''}  score {hit.score:.4f}[/]"
+            f"  [dim]{escape(hit.wing)}/{escape(hit.room)}  {escape(_dated(hit))}  score {hit.score:.4f}[/]"
         )
         if heading:
             out.print(f"   [dim]{escape(heading)}[/]")
@@ -189,6 +197,13 @@ def render(result, *, explain: bool = False) -> None:
             out.print(f"   [dim]same text in {escape(more)}[/]")
         out.print(f"   [dim]why: {escape(why)}{'; ' + escape('; '.join(extra)) if extra else ''}[/]")
     out.print(f"\n[dim]{len(result.results)} results in {result.elapsed_ms:.0f} ms[/]")
+
+
+def _dated(hit) -> str:
+    """A hit's date and where it came from: ``2024-03-05 (file name)``, ``undated``."""
+    if hit.date is None:
+        return "undated"
+    return f"{hit.date} ({hit.date_source})" if hit.date_source else hit.date
 
 
 def _render_fact(out, fact, prefix: str = "") -> None:

@@ -11,6 +11,8 @@ reverse) and re-exports :class:`DateInterval`.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -286,12 +288,27 @@ def _h_iso_day(m, base, *_):
     return _Atom(_day(date(y, int(m["m"]), int(m["d"])))) if y else None
 
 
+#: How an all-numeric date ``a/b/yyyy`` whose parts could both be a month is read:
+#: ``"dmy"`` (day first), ``"mdy"`` (month first) or None (ambiguous: not read as a date).
+#: Set for one note by the miner from the note's own evidence
+#: (:func:`palace.nlp.dates.numeric_date_order`) or the palace's ``date_order``.
+NUMERIC_ORDER: ContextVar[str | None] = ContextVar("numeric_order", default=None)
+
+
 def _h_numeric_day(m, base, *_):
-    """``a/b/yyyy`` month first unless a > 12; dotted ``a.b.yyyy`` day first."""
+    """``a/b/yyyy``: day first when a > 12, month first when b > 12, else as
+    :data:`NUMERIC_ORDER` says (unread when it says nothing); dotted ``a.b.yyyy`` is
+    day first."""
     a, b = int(m["a"]), int(m["b"])
-    mo, d = (b, a) if m["s"] == "." else (a, b)
-    if mo > 12:
-        mo, d = d, mo
+    if m["s"] == ".":
+        mo, d = b, a
+    elif a > 12 or b > 12:
+        mo, d = (b, a) if a > 12 else (a, b)
+    else:
+        order = NUMERIC_ORDER.get()
+        if order is None:
+            return None  # "03/04/2018": 3 April or March 4, never guessed
+        mo, d = (b, a) if order == "dmy" else (a, b)
     if not (1 <= mo <= 12 and 1 <= d <= 31):
         return None
     y = _yq(m, base)
@@ -582,9 +599,14 @@ class _Result:
         self.iv, self.kind, self.weak, self.lead = iv, kind, weak, lead
 
 
-@lru_cache(maxsize=8192)
 def _parse(raw: str, base: date, fys: int, mode: str) -> _Result | None:
-    """Parse a whole span (atom, range or open range); None if it is not a date."""
+    """Parse a whole span (atom, range or open range); None if it is not a date. (Cached
+    per :data:`NUMERIC_ORDER`, which changes how ``03/04/2018`` reads.)"""
+    return _parse_cached(raw, base, fys, mode, NUMERIC_ORDER.get())
+
+
+@lru_cache(maxsize=8192)
+def _parse_cached(raw: str, base: date, fys: int, mode: str, order: str | None) -> _Result | None:
     m = _IN_N_RX.match(" ".join(raw.lower().split()))
     if m:
         n = _count(m["n"])

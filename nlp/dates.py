@@ -77,6 +77,9 @@ __all__ = [
     "GRANULARITIES",
     "DateInterval",
     "interpret_date",
+    "numeric_date_order",
+    "ambiguous_numeric_dates",
+    "date_from_date_line",
     "find_date_window",
     "date_from_filename",
     "date_from_front_matter",
@@ -112,12 +115,22 @@ _TITLES = {"mr", "mrs", "ms", "dr", "miss", "prof", "dear", "hi", "hey", "hello"
 _SPEECH = set("""said says asked asks told tells wrote writes mentioned suggested replied
 thinks thought agreed emailed called presented proposed noted explained""".split())
 _NAMED_BY_YEAR = {"edition", "editions"}
+# In a question, a bare year with no time word before it, in a phrase that names a
+# document or an edition ("the 2023 elections retrospective", "roadmap 2024"), is not the
+# period the question is about; these words before it still make it a time.
+_QUESTION_TIME_WORDS = {"for", "on", "at", "to", "as", "around", "circa", "throughout", "within", "over", "across"}
 # Plans and reviews named by the year they are about, and written before or after it: the
 # "2026 budget" is agreed in 2025 and the "2023 retrospective" held in 2024, so the year names
 # the thing, not when the sentence happened. Only without a time preposition: "in 2024 budgets
 # shrank" is still a year.
 _PLANNED_BY_YEAR = set("""budget budgets roadmap roadmaps retrospective retrospectives retro
 retros plan plans forecast forecasts""".split())
+# ... when the words around it name a document or an edition, written at another time
+# than the year it names; "the 2026 election" or "the 2024 all-hands" happened in it.
+_DOCUMENT_WORDS = _PLANNED_BY_YEAR | _NAMED_BY_YEAR | set("""report reports review reviews strategy
+strategies survey surveys summary summaries goals priorities charter rfc proposal proposals
+agenda guide guidelines policy policies handbook post posts results recap recaps""".split())
+_NAME_PHRASE_WORDS = 5
 _AMBIGUOUS_WORDS = {"may", "march", "fall", "spring"}
 _DATE_WORDS = set(_MONTHS) | set(_WEEKDAYS) | set(_SEASONS) | _PREPS | {
     "q1", "q2", "q3", "q4", "h1", "h2", "fy", "i"}
@@ -159,6 +172,12 @@ def _context_ok(text: str, start: int, end: int, res: _Result, mode: str) -> boo
                 return False  # "the 2024 edition", "the Rust 2021 edition": a name, not a time
             if unit in _PLANNED_BY_YEAR and prev_word not in _STRICT_PREPS:
                 return False  # "the 2026 budget", "our 2023 retro"
+            if mode == "question" and prev_word not in _STRICT_PREPS | _QUESTION_TIME_WORDS:
+                phrase = {w.lower() for w in _WORD_RX.findall(text[end:end + 120])[:_NAME_PHRASE_WORDS]}
+                if next_word and next_word.lower() not in _DATE_WORDS and phrase & _DOCUMENT_WORDS:
+                    return False  # "the 2023 project director elections retrospective": names a document
+                if prev_word in _DOCUMENT_WORDS:
+                    return False  # "the lang team roadmap 2024"
     if res.lead:
         return True
     if res.kind == "alone":
@@ -375,6 +394,49 @@ def _full_date(s: str, exact: bool = False) -> date | None:
 
 _HEADING_RX = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
 _FENCE_RX = re.compile(r"^ {0,3}(```|~~~)")
+
+
+_NUMERIC_DATE_RX = re.compile(r"(?<![\d/.-])(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/-])")
+
+
+def numeric_date_order(text: str) -> str | None:
+    """How ``text`` writes all-numeric dates, by its own evidence: ``"dmy"`` when one has
+    a first part over 12 (``28/03/2018``), ``"mdy"`` when one has a second part over 12
+    (``03/28/2018``), None when none tells (or both occur)."""
+    day_first = month_first = False
+    for m in _NUMERIC_DATE_RX.finditer(text):
+        a, b = int(m.group(1)), int(m.group(3))
+        day_first |= 12 < a <= 31 and 1 <= b <= 12
+        month_first |= 12 < b <= 31 and 1 <= a <= 12
+    if day_first != month_first:
+        return "dmy" if day_first else "mdy"
+    return None
+
+
+def ambiguous_numeric_dates(text: str) -> list[str]:
+    """The all-numeric dates of ``text`` that read two ways (``03/04/2018``)."""
+    return [m.group(0) for m in _NUMERIC_DATE_RX.finditer(text)
+            if 1 <= int(m.group(1)) <= 12 and 1 <= int(m.group(3)) <= 12 and m.group(1) != m.group(3)]
+
+
+_DATE_LINE_RX = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*|__)?date(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.+?)\s*$",
+                           re.IGNORECASE | re.MULTILINE)
+
+
+def date_from_date_line(text: str, lines: int = 15) -> date | None:
+    """The day of a ``Date: 28/03/2018`` line (also ``**Date:**``, ``- date:``) among the
+    first ``lines`` lines of a note's body, read with the numeric order in force
+    (:data:`palace.nlp.date_grammar.NUMERIC_ORDER`); None when there is none."""
+    head = "\n".join(text.splitlines()[:lines])
+    for m in _DATE_LINE_RX.finditer(head):
+        value = m.group(1)
+        full = _full_date(value)
+        if full is not None:
+            return full
+        res = _parse(value.strip(" *_"), date(2000, 1, 1), 1, "doc")
+        if res is not None and res.iv.granularity == "day":
+            return res.iv.start
+    return None
 
 
 def first_dated_heading(text: str) -> date | None:

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Iterator
 
+from palace.nlp.date_grammar import NUMERIC_ORDER
 from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, year_spans
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
 from palace.nlp.names import LEGAL_SUFFIXES, key_without_final_dot, person_name, whole_names
@@ -213,15 +214,19 @@ class Extraction:
                 found = day
         return found
 
-    def fact_time(self, relation: Relation, kind: str, when: DateInterval) -> ValidTime:
+    def fact_time(self, relation: Relation, kind: str, when: DateInterval | None) -> ValidTime:
         """The valid time a fact is stored with: :meth:`relation_time` for a relation of
         a drawer's text; for a front-matter field (no clause), the drawer's date ``when``
-        (an ending ends on it; an event lasts its day; a state starts on it). One rule
-        for ``palace mine`` and ``palace extract``."""
+        (an ending ends on it; an event lasts its day; a state starts on it). A drawer
+        with no date of its own (``when`` None: a note dated only by its file's mtime)
+        gives a fact whose sentence states no date no valid time at all (source
+        ``undated``). One rule for ``palace mine`` and ``palace extract``."""
         if relation.quote is None:
             time = self.relation_time(relation, kind)
             if time.source in ("clause", "sentence", "heading"):
                 return time
+        if when is None:
+            return ValidTime(None, None, None, "undated")
         if relation.ending:
             return ValidTime(None, when.start, when.granularity, "note")
         return ValidTime(when.start, when.end if kind == "event" else None, when.granularity, "note")
@@ -249,6 +254,28 @@ def entity_key(name: str) -> str:
     key = " ".join(name.split()).casefold()
     key = key[4:] if key.startswith("the ") and len(key) > 4 else key
     return key_without_final_dot(key)
+
+
+_VOTE = re.compile(r"\s*[+-]\d*$")
+
+
+def not_a_name(name: str, known: frozenset[str]) -> bool:
+    """True for what the recogniser took for a name but is not one: a sum of words
+    ("Trait + X", "Copy + Send"); a single word in lower case that is an English word of
+    ``known`` or of four letters or fewer ("doc", "lang"); a single capitalised plural
+    of a common noun ("Observers", "Labels", "Others": section labels and fields)."""
+    if "+" in name:
+        return True
+    if " " in name or "-" in name.strip("-")[1:-1] and name.lower() != name:
+        return False
+    word = name.strip()
+    if word.islower():
+        return word in known or (word.isalpha() and len(word) <= 4)
+    lower = word.lower()
+    if word[:1].isupper() and word[1:].islower() and lower.endswith("s") and len(lower) > 3:
+        sibilant = lower.endswith(("ses", "xes", "zes", "ches", "shes"))  # "boxes"; not "James" → "jam"
+        return lower[:-1] in known or (sibilant and lower[:-2] in known)
+    return False
 
 
 def _plausible_name(name: str) -> bool:
@@ -313,7 +340,12 @@ class Extractor:
         batch: list[tuple[object, Extraction, Context | None]] = []
         for doc, (base, context, raw) in nlp.pipe(prepared, as_tuples=True, batch_size=self.batch_size,
                                                   disable=parse_off):
-            batch.append((doc, replace(extraction_from_doc(doc, base), text=raw), context))
+            token = NUMERIC_ORDER.set(context.date_order if context is not None else None)
+            try:
+                found = extraction_from_doc(doc, base, known_words(nlp))
+            finally:
+                NUMERIC_ORDER.reset(token)
+            batch.append((doc, replace(found, text=raw), context))
             if len(batch) >= self.batch_size:
                 yield from self._with_relations(batch, can_parse)
                 batch = []
@@ -483,8 +515,9 @@ def _token_at(doc, char: int) -> int:
     return len(doc) - 1
 
 
-def extraction_from_doc(doc, base: dt.date) -> Extraction:
-    """Build an :class:`Extraction` from a processed spaCy ``Doc`` (text already plain)."""
+def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset()) -> Extraction:
+    """Build an :class:`Extraction` from a processed spaCy ``Doc`` (text already plain);
+    ``known`` (:func:`known_words`) lets :func:`not_a_name` turn down common words."""
     sentences = segments(doc)
     segment_of: dict[int, int] = {}
     for index, sent in enumerate(sentences):
@@ -504,7 +537,8 @@ def extraction_from_doc(doc, base: dt.date) -> Extraction:
                 name = person_name(name)
             if label in ("PERSON", "GPE", "NORP", "PRODUCT") and " " in name and name.rsplit(" ", 1)[-1].casefold() in ORG_SUFFIXES:
                 label = "ORG"
-            if not _plausible_name(name):
+            name = _VOTE.sub("", name)  # "Mara +1": a speaker's vote, the name is Mara
+            if not _plausible_name(name) or not_a_name(name, known):
                 continue
             entities.append(EntityMention(ent.start_char, ent.end_char, ent.text, name, label, sent_index))
         elif ent.label_ == "DATE":

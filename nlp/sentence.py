@@ -108,6 +108,8 @@ class Context:
     speakers: tuple[tuple[int, int, str], ...] = ()
     #: the drawer's text, where a pronoun's antecedent the recogniser missed is looked for
     text: str = ""
+    #: how the note writes numeric dates ("dmy", "mdy", None: ambiguous ones are not read)
+    date_order: str | None = None
 
     def speaker_at(self, position: int) -> str | None:
         for start, end, name in self.speakers:

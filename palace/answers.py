@@ -40,6 +40,90 @@ if TYPE_CHECKING:
 
 #: At most this many values are listed (events, or a many-value predicate over a span).
 VALUES_SHOWN = 10
+#: Lines of a direct answer built from facts or changes (the rest are in ``facts``/``changes``).
+DIRECT_LINES = 8
+#: The kinds of :class:`Direct` answer.
+DIRECT_KINDS = ("fact", "changes", "facts", "no fact", "nothing found")
+
+
+@dataclass(frozen=True)
+class Direct:
+    """The answer shown above the evidence, read from the graph only (no language model).
+
+    ``kind`` is one of :data:`DIRECT_KINDS`: ``fact`` (a one-predicate question: the
+    :class:`Answer`'s text), ``changes`` (a change question: what began, ended or was
+    superseded, grouped by entity), ``facts`` (an entity, current-state or history
+    question: the typed facts about its names), ``no fact`` (the graph holds nothing that
+    answers it; the evidence below is all there is), ``nothing found`` (no drawer passed
+    the relevance floor). ``text`` is one line per statement, each cited ``path:line``."""
+
+    kind: str
+    text: str
+
+
+def direct_answer(answer: "Answer | None", changes, facts: tuple[FactView, ...], *, found: bool,
+                  question: str = "") -> Direct:
+    """Build the :class:`Direct` answer from what ``ask`` read: the one-fact ``answer``,
+    the change set (:class:`palace.changes.ChangeSet`), the typed ``facts`` about the
+    question's names, and whether any drawer passed the floor (``found``)."""
+    if answer is not None and answer.values:
+        return Direct("fact", answer.text)
+    if changes is not None and changes.groups:
+        lines = _change_lines(changes)
+        more = len(lines) - DIRECT_LINES
+        return Direct("changes", "\n".join(lines[:DIRECT_LINES] + ([f"… and {more} more below"] if more > 0 else [])))
+    if facts:
+        lines = [f"{_fact_words(f)} ({_interval(f)}) — {_cite(f)}" for f in facts[:DIRECT_LINES]]
+        more = len(facts) - DIRECT_LINES
+        return Direct("facts", "\n".join(lines + ([f"… and {more} more below"] if more > 0 else [])))
+    if not found:
+        return Direct("nothing found", f"nothing found for {question.strip()!r}: no note matches it closely enough")
+    if answer is not None:  # asked for one fact the graph does not hold then
+        return Direct("no fact", answer.text + "; the evidence below is what the notes say")
+    return Direct("no fact", "the graph holds no fact that answers this; the evidence below is what the notes say")
+
+
+def _change_lines(changes) -> list[str]:
+    """One line per change, grouped by entity: a value replaced by another reads
+    ``Bob Okafor: reports to Priya Raman → Helen Marsh (2024-07-01)``; the same change
+    read from several notes is one line, cited by the first, with the count."""
+    lines: list[str] = []
+    for group in changes.groups:
+        new_sides = {(c.fact.predicate, c.replaced_by, c.day[:10]) for c in group.changes if c.replaced_by}
+        old_sides = {(c.fact.predicate, c.fact.object, c.day[:10]) for c in group.changes if c.replaced_by}
+        said_at: dict[tuple[str, str], list] = {}
+        for change in group.changes:
+            fact, day = change.fact, change.day[:10]
+            if change.kind == "began" and (fact.predicate, fact.object, day) in new_sides:
+                continue  # shown as the new side of "old → new"
+            if change.kind == "ended" and (fact.predicate, fact.object, day) in old_sides:
+                continue
+            words = fact.predicate.replace("_", " ")
+            said = f"{words} {fact.object} → {change.replaced_by}" if change.replaced_by else \
+                f"{change.kind}: {words} {fact.object}"
+            if fact.subject != group.entity:
+                said = f"{fact.subject} {said}"
+            said_at.setdefault((said, day), [fact, 0])[1] += 1
+        for (said, day), (fact, count) in said_at.items():
+            also = f" (and {count - 1} more note{'' if count == 2 else 's'})" if count > 1 else ""
+            lines.append(f"{group.entity}: {said} ({day}) — {_cite(fact)}{also}")
+    return lines
+
+
+def _fact_words(fact: FactView) -> str:
+    return f"{fact.subject} {fact.predicate.replace('_', ' ')} {fact.object}"
+
+
+def _interval(fact: FactView) -> str:
+    if fact.valid_from and fact.valid_to:
+        return f"{fact.valid_from} → {fact.valid_to}"
+    if fact.valid_from:
+        return f"since {fact.valid_from}"
+    return f"until {fact.valid_to}" if fact.valid_to else "undated"
+
+
+def _cite(fact: FactView) -> str:
+    return f"{fact.path}:{fact.line}" if fact.line else fact.path
 
 
 @dataclass(frozen=True)
@@ -140,8 +224,13 @@ def answer_question(palace: "Palace", plan: "Plan", *, wing: str | None = None) 
     previous = None
     if kind == "state" and (not values or (cardinality == "one" and chosen.side == "subject")):
         previous = _previous(timeline, values, start, chosen.side)
-    past = end <= now if window is not None else False
-    text = _text(chosen, values, previous, has_facts=bool(timeline), past=past, day=day, during=during)
+    today = plan.today or now
+    past = end <= today if window is not None else day < today
+    following = None
+    if kind == "state" and cardinality == "one" and chosen.side == "subject" and len(values) == 1:
+        following = _following(timeline, values[-1], chosen.side, today)
+    text = _text(chosen, values, previous, has_facts=bool(timeline), past=past, day=day, during=during,
+                 following=following)
     return Answer(
         subject=chosen.name, predicate=chosen.predicate, side=chosen.side, cardinality=cardinality, kind=kind,
         as_of=day.isoformat(), during=during, values=tuple(values), previous=previous, text=text, cue=chosen.cue,
@@ -248,6 +337,17 @@ def _previous(timeline: tuple[FactView, ...], values: list[AnswerValue], start: 
     return _merged(run, side)[0]
 
 
+def _following(timeline: tuple[FactView, ...], value: AnswerValue, side: str, now: dt.date) -> FactView | None:
+    """The value that replaced ``value`` once it ended, by ``now``: the earliest fact
+    with another value that began on or after its end."""
+    if not value.valid_to:
+        return None
+    key = entity_key(value.value)
+    later = [f for f in timeline if f.valid_from and value.valid_to <= f.valid_from <= now.isoformat()
+             and entity_key(_value_of(f, side)) != key]
+    return min(later, key=lambda f: (f.valid_from, f.id), default=None)
+
+
 def _span(value: AnswerValue) -> str:
     if value.valid_from and value.valid_to:
         return f"{value.valid_from} → {value.valid_to}"
@@ -257,7 +357,8 @@ def _span(value: AnswerValue) -> str:
 
 
 def _text(asked: "FactQuestion", values: list[AnswerValue], previous: AnswerValue | None, *,
-          has_facts: bool, past: bool, day: dt.date, during: dict | None) -> str:
+          has_facts: bool, past: bool, day: dt.date, during: dict | None,
+          following: FactView | None = None) -> str:
     """The answer in words, one line per value."""
     when = f"during {during['start']} → {during['end']}" if during else f"on {day.isoformat()}"
     if not values:
@@ -277,5 +378,7 @@ def _text(asked: "FactQuestion", values: list[AnswerValue], previous: AnswerValu
             said = f"{subject} {asked.predicate} {obj}"
         extra = f"; before: {previous.value}, {_span(previous)}" if previous is not None and index == 0 else ""
         conflict = "; notes of the same day say otherwise" if value.conflicts_with else ""
+        if following is not None and index == len(values) - 1:
+            extra += f"; since replaced by {_value_of(following, asked.side)} (from {following.valid_from})"
         lines.append(f"{said} ({_span(value)}{extra}{conflict}) — {value.cite()}")
     return "\n".join(lines)

@@ -61,6 +61,22 @@ def read_config(palace_dir: Path | None) -> dict:
     return data
 
 
+DATE_ORDERS = ("dmy", "mdy")
+
+
+def date_order(palace_dir: Path | None) -> str | None:
+    """How all-numeric dates whose parts could both be a month (``03/04/2018``) are read
+    in notes and questions that give no evidence of their own: ``config.json``'s
+    ``"date_order"``, ``"dmy"`` (day first) or ``"mdy"`` (month first); None (default):
+    such a date is not read, and the plan or ``palace extract`` says so. Raises
+    :class:`UsageError` for another value."""
+    value = read_config(palace_dir).get("date_order")
+    if value is not None and value not in DATE_ORDERS:
+        raise UsageError(f"config.json: date_order must be \"dmy\" or \"mdy\", not {value!r}",
+                         hint='e.g. {"date_order": "dmy"} for 28/03/2018')
+    return value
+
+
 def fiscal_year_start(palace_dir: Path | None) -> int:
     """The month (1–12) a fiscal year starts in, from ``config.json``'s
     ``"fiscal_year_start"`` (default 1, January). "FY2024" is then the fiscal year that

@@ -155,7 +155,12 @@ def extract_text(
     front = LineReader(extractor.rules, extractor.label_of).front_matter(metadata, title) if extractor.rules is not None else []
     for relation in front:
         add(relation, Extraction(base=date), 1, relation.quote or "")
-    items = [(c.text, date, Context(title=title, heading=c.heading_path[-1] if c.heading_path else "", owner=owner))
+    from palace.config import date_order
+    from palace.nlp.dates import numeric_date_order
+
+    order = numeric_date_order(body) or date_order(palace_dir)
+    items = [(c.text, date, Context(title=title, heading=c.heading_path[-1] if c.heading_path else "", owner=owner,
+                                    date_order=order))
              for c in chunks]
     for chunk, found in zip(chunks, extractor.extract_many(items)):
         for mention in found.entities:

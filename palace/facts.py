@@ -66,6 +66,11 @@ class FactsResult:
         return json.dumps(asdict(self), ensure_ascii=False, indent=2)
 
 
+#: SQL condition of a fact read in a note with no date of its own that a dated note has
+#: since contradicted (superseded, with no valid time): valid on no day.
+UNDATED_SUPERSEDED = "(f.valid_from IS NULL AND f.valid_to IS NULL AND f.superseded_by IS NOT NULL)"
+
+
 def holds_now(registry: dict, day: dt.date, alias: str = "f") -> tuple[str, list]:
     """The SQL condition (and its parameters) of a fact that still holds on ``day``: not
     invalidated, not superseded, and — for a state — begun and not ended by then (a state
@@ -127,7 +132,7 @@ def facts(
     if as_of:
         day = as_of.isoformat()
         clauses.append("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
-                       " AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL)")
+                       f" AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL) AND NOT {UNDATED_SUPERSEDED}")
         params += [day, day]
     if known_at:
         clauses.append("f.recorded_at <= ? AND (f.invalidated_at IS NULL OR f.invalidated_at > ?)")
@@ -201,9 +206,19 @@ def fact_views(conn, where: str, params, *, limit: int = 500, registry: dict | N
             invalidation_reason=r["invalidation_reason"], superseded_by=r["superseded_by"],
             state="invalidated" if r["invalidated_at"] else "superseded" if r["superseded_by"] else
             "ended" if _ended(r, registry) else "current",
-            wing=r["wing"], path=r["path"], line=r["line"], sentence=r["sentence"], extractor=r["extractor"],
+            wing=r["wing"], path=r["path"], line=r["line"], sentence=readable(r["sentence"] or ""),
+            extractor=r["extractor"],
             confidence=r["confidence"], evidence=r["evidence"], conflicts_with=conflicts.get(r["id"], ()),
             drawer_id=r["drawer_id"],
         )
         for r in rows
     )
+
+
+def readable(sentence: str) -> str:
+    """A cited sentence as people read it: markdown markup removed (``**bold**``,
+    ``[[Page|alias]]`` → alias, ``[text](url)`` → text, HTML tags, code ticks) and
+    whitespace collapsed. The stored sentence keeps the note's own characters."""
+    from palace.nlp.markup import plain_text_for_ner
+
+    return " ".join(plain_text_for_ner(sentence).split())

@@ -54,3 +54,26 @@ def fuse(lists: list[RankedList], k: int = RRF_K) -> list[tuple[str, float, tupl
         scores, key=lambda d: (-scores[d], min(c.rank for c in parts[d]), d)
     )
     return [(d, scores[d], tuple(parts[d])) for d in order]
+
+
+def demote(
+    fused: list[tuple[str, float, tuple[Contribution, ...]]], factors: dict[str, tuple[float, str]]
+) -> list[tuple[str, float, tuple[Contribution, ...]]]:
+    """Scale the fused scores of some documents and re-sort.
+
+    ``factors`` maps a doc id to ``(factor, reason)`` with ``0 < factor < 1``: the score
+    becomes ``score × factor`` and a :class:`Contribution` named ``reason`` (rank 0, raw
+    score ``factor``) holds the (negative) difference, so contributions still add up to
+    the score. Order as in :func:`fuse`."""
+    if not factors:
+        return fused
+    out = []
+    for doc_id, score, parts in fused:
+        if doc_id in factors:
+            factor, reason = factors[doc_id]
+            cut = score * factor - score
+            parts = (*parts, Contribution(reason, 0, factor, 1.0, cut))
+            score += cut
+        out.append((doc_id, score, parts))
+    out.sort(key=lambda item: (-item[1], min((c.rank for c in item[2] if c.rank), default=0), item[0]))
+    return out

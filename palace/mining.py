@@ -47,8 +47,8 @@ from palace.nlp.extraction import (
     email_aliases,
     entity_key,
 )
-from palace.reading import Note, Unreadable, content_hash, read_note
-from palace.config import read_config
+from palace.reading import GitDates, Note, Unreadable, content_hash, read_note
+from palace.config import date_order, read_config
 from palace.nlp.lines import LineReader
 from palace.nlp.rules import RelationRules
 from palace.nlp.sentence import Context
@@ -222,6 +222,8 @@ def mine(
         on_file(outcome)
 
     cancel = cancel or threading.Event()
+    git_dates = GitDates(root)
+    order = date_order(palace.path)
     for decision in decisions:
         if cancel.is_set():
             break
@@ -254,7 +256,7 @@ def mine(
             done(FileOutcome(rel, "unchanged"))
             continue
         try:
-            note = read_note(path)
+            note = read_note(path, git_dates, order)
         except Unreadable as exc:
             if exc.status == "skipped":  # binary or too large now: its old text leaves search
                 with store.transaction(conn):
@@ -408,6 +410,8 @@ def _moves(conn, root: Path, pending: list[_Pending], vanished: list, done) -> t
             )
             conn.execute("UPDATE facts SET path = ? WHERE wing = ? AND path = ?", (item.rel, row["wing"], row["path"]))
             conn.execute("UPDATE drawers SET embedded = 0 WHERE file_id = ?", (row["id"],))
+            conn.execute("UPDATE drawers_fts SET path = ? WHERE rowid IN (SELECT rowid FROM drawers WHERE file_id = ?)",
+                         (item.rel, row["id"]))
         done(FileOutcome(item.rel, "moved", f"from {row['path']}"))
     return left, [r for r in vanished if r["id"] not in moved_rows]
 
@@ -438,7 +442,7 @@ def _prepare(conn, wing, rel, note: Note, previous, embedder, max_tokens) -> _Pe
         text_hash = _sha(chunk.text)
         n = occurrences.get(text_hash, 0)
         occurrences[text_hash] = n + 1
-        guessed = note.doc_date_source in ("mtime", "heading")
+        guessed = note.doc_date_source in ("mtime", "heading", "git")  # may move without the text changing
         ids.append(drawer_id(wing, rel, None if guessed else note.doc_date, text_hash, n))
     stored: dict[str, str] = {}
     if previous is not None:
@@ -457,11 +461,28 @@ def _drawer_date(note: Note, chunk: Chunk) -> DateInterval:
     """The drawer's date: the date of the nearest dated heading above it (a running
     log's ``## 2025-03-12``: its facts happened then, whatever the note's own date),
     else the note's date."""
+    day = _heading_day(chunk)
+    if day is not None:
+        return DateInterval(day, day + dt.timedelta(days=1), "day")
+    return DateInterval(note.doc_date, note.doc_date + dt.timedelta(days=1), "day")
+
+
+def _heading_day(chunk: Chunk) -> dt.date | None:
     for heading in reversed(chunk.heading_path):
         day = first_dated_heading(f"# {heading}")
         if day is not None:
-            return DateInterval(day, day + dt.timedelta(days=1), "day")
-    return DateInterval(note.doc_date, note.doc_date + dt.timedelta(days=1), "day")
+            return day
+    return None
+
+
+def _fact_date(note: Note, chunk: Chunk) -> DateInterval | None:
+    """The date a drawer's facts take when their sentence states none: the drawer's
+    date, or None for a note dated only by its file's mtime (a copy or a clone sets it
+    to the day of the copy): such facts carry no valid time of their own, so they never
+    supersede a dated fact nor enter a valid-time change list."""
+    if note.doc_date_source == "mtime" and _heading_day(chunk) is None:
+        return None
+    return _drawer_date(note, chunk)
 
 
 def _run_nlp(extractor: Extractor, pending: list[_Pending], palace_owner: str | None = None
@@ -477,7 +498,7 @@ def _run_nlp(extractor: Extractor, pending: list[_Pending], palace_owner: str | 
             for index in item.new:
                 chunk = item.chunks[index]
                 context = Context(title=item.note.title, heading=chunk.heading_path[-1] if chunk.heading_path else "",
-                                  owner=palace_owner)
+                                  owner=palace_owner, date_order=item.note.date_order)
                 yield chunk.text, _drawer_date(item.note, chunk).start, context
 
     order = [(item, index) for item in pending for index in item.new]
@@ -629,12 +650,13 @@ def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor
             ),
         ).lastrowid
         conn.execute(
-            "INSERT INTO drawers_fts (rowid, title, heading, text) VALUES (?, ?, ?, ?)",
-            (rowid, note.title, " ".join(chunk.heading_path), chunk.text),
+            "INSERT INTO drawers_fts (rowid, title, heading, text, path) VALUES (?, ?, ?, ?, ?)",
+            (rowid, note.title, " ".join(chunk.heading_path), chunk.text, item.rel),
         )
         extraction = item.extractions.get(index)
         if extraction is not None:
-            _write_graph(conn, cache, did, wing, item.rel, chunk.text, when, extraction, ner_extractor, now,
+            _write_graph(conn, cache, did, wing, item.rel, chunk.text, _fact_date(note, chunk), extraction,
+                         ner_extractor, now,
                          registry)
     groups = _front_matter_facts(conn, cache, wing, item, extractor, registry, now)
     _retime(conn, [item.drawer_ids[i] for i in item.new], registry, groups)
@@ -662,7 +684,7 @@ def _front_matter_facts(conn, cache, wing, item: _Pending, extractor: Extractor,
     if rows:
         conn.execute(f"UPDATE facts SET invalidated_at = ?, invalidation_reason = 'front matter changed'"
                      f" WHERE id IN ({','.join('?' * len(rows))})", (now, *[r["id"] for r in rows]))
-    when = DateInterval(day, day + dt.timedelta(days=1), "day")
+    when = None if item.note.doc_date_source == "mtime" else DateInterval(day, day + dt.timedelta(days=1), "day")
     empty = Extraction(base=day)
 
     def fact(subject, predicate, obj, value, valid_from, valid_to, granularity, start, end, extractor_name,
@@ -682,10 +704,18 @@ def _front_matter_facts(conn, cache, wing, item: _Pending, extractor: Extractor,
     return groups
 
 
-def _write_graph(conn, cache, did, wing, rel, text, when: DateInterval, extraction: Extraction,
+#: At most this many co-occurrence facts (``mentioned_with``) per drawer, each pair once:
+#: a long note of many names must not grow the graph with the square of its length.
+COOCCURRENCES_PER_DRAWER = 40
+
+
+def _write_graph(conn, cache, did, wing, rel, text, when: DateInterval | None, extraction: Extraction,
                  ner_extractor: str, now: str, registry: dict) -> None:
     """Store one drawer's mentions, date mentions and facts (entities as read; the wing's
-    resolution repoints them at the end of the run)."""
+    resolution repoints them at the end of the run). ``when`` is the date facts take
+    when their sentence gives none (None: the drawer has no date of its own).
+    Co-occurrences are stored once per pair of entities, at most
+    :data:`COOCCURRENCES_PER_DRAWER` per drawer."""
     ids = []
     for mention in extraction.entities:
         entity = _entity_id(conn, cache, mention.name, mention.label)
@@ -721,19 +751,24 @@ def _write_graph(conn, cache, did, wing, rel, text, when: DateInterval, extracti
              extractor, confidence, evidence, _iso(stated_to)),
         )
 
+    paired: set[tuple[int, int]] = set()
     for pair in extraction.cooccurrences:
         subject, obj = ids[pair.subject], ids[pair.object]
-        if subject == obj:
+        if subject == obj or (min(subject, obj), max(subject, obj)) in paired:
             continue
+        if len(paired) == COOCCURRENCES_PER_DRAWER:
+            break
+        paired.add((min(subject, obj), max(subject, obj)))
         valid = extraction.sentence_dates.get(extraction.entities[pair.subject].sentence, when)
-        fact(subject, "mentioned_with", obj, None, valid.start, valid.end, valid.granularity, pair.start, pair.end,
-             COOCCURRENCE_EXTRACTOR, COOCCURRENCE_CONFIDENCE, "stated")
+        fact(subject, "mentioned_with", obj, None, valid and valid.start, valid and valid.end,
+             valid and valid.granularity, pair.start, pair.end, COOCCURRENCE_EXTRACTOR, COOCCURRENCE_CONFIDENCE,
+             "stated")
     for relation in extraction.relations:
         write_relation(conn, cache, fact, relation, extraction, ids, registry, when)
 
 
 def write_relation(conn, cache, fact, relation, extraction: Extraction, ids: list[int], registry: dict,
-                   when: DateInterval) -> None:
+                   when: DateInterval | None) -> None:
     """Store one typed relation through ``fact`` (the drawer's fact writer): its subject
     and object entities (a mention's, or one named outright: a chat line's speaker, the
     note a key–value line or front-matter field is about) and its valid time as the text

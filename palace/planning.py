@@ -21,13 +21,23 @@ word: "what plan is Initrode on", "who does Bob report to", "who leads Harbor", 
 Harbor blocked" (:mod:`palace.questions`, ``Plan.asks``); the answer is read from the
 graph by :mod:`palace.answers`.
 
-How the date window is used (``Plan.window_mode``): drawers outside an explicit window are
-**dropped**, not demoted — the user named the period, and a demoted drawer from another
-year would still outrank a weak one inside it. A drawer is in the window when its own
-date overlaps it, or when it mentions a date that lies inside it; a note with no date of
-its own (only its file's mtime) cannot be ruled out and stays, unboosted. When no drawer
-falls in a window read from the question the window is ``ignored`` (and the plan says
-so) rather than giving an empty answer. ``--since``/``--until`` always filter.
+How the date window is used (``Plan.window_mode``). A window read from the question
+**ranks**, it does not exclude (``boost``): drawers in it (their own date overlaps it, or
+they mention a date that overlaps it, at any granularity) are raised by the ``date``
+retriever; drawers whose own dates all lie outside it are pushed down, unless their
+title or path matches the question strongly; drawers with no date of their own (a note
+dated only by its file's mtime) are neither. A hard filter lost the right page whenever
+its date sat just outside the window ("1983" asked as "from July 1983 to June 1984").
+``--since``/``--until`` always filter (``filter``).
+
+A period named without a year ("in June", "last spring", "during Q3") is the latest
+such period with dated notes on or before ``now`` (notes from 2023 asked "in June" in
+2026 mean June 2023), and the plan says so.
+
+A point in time ("as of June 2024", "by March 2023", "on 2024-06-30") is read as the
+day the question is about (``Plan.now``, its last day, ``now_source`` ``question``):
+facts are those valid then, and notes written after it are pushed down, as with
+``--now`` (``now_source`` ``option``).
 """
 
 from __future__ import annotations
@@ -39,7 +49,8 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from palace.errors import UsageError
-from palace.nlp.dates import DateInterval, find_date_window
+from palace.nlp.date_grammar import NUMERIC_ORDER
+from palace.nlp.dates import DateInterval, ambiguous_numeric_dates, find_date_window
 from palace.nlp.extraction import entity_key
 from palace.questions import FactQuestion, QuestionTable, read_fact_questions
 
@@ -102,6 +113,15 @@ class Plan:
     intent_cue: str = ""  # the words that set it ("what changed", "now"…), "" for lookup
     now: dt.date | None = None
     asks: tuple[FactQuestion, ...] = ()  # readings as a one-predicate question, best first
+    now_source: str = "today"  # "today", "option" (--now) or "question" (a point: "as of June 2024")
+    today: dt.date | None = None  # the day the question is asked on (--now or today), which anchors its dates
+    point_text: str = ""  # the words that named the point ("as of June 2024")
+
+    @property
+    def bounded(self) -> bool:
+        """True when the question is about a day other than today (``--now`` or a point
+        it names): notes written after that day are pushed down."""
+        return self.now_source != "today"
 
 
 #: Drawers sampled to see how the notes write a phrase (capitalised or not).
@@ -109,6 +129,12 @@ CASE_SAMPLE = 200
 #: A name written in lower case in a question must have been read this often in the notes.
 MIN_MENTIONS_LOWERCASE = 5
 _VAGUE_PART = re.compile(r"\b(?:early|mid|late|end\s+of|beginning\s+of|start\s+of)\b", re.IGNORECASE)
+#: Words that make a window a point in time: the state as it stood then.
+_POINT = re.compile(r"^\s*(?:as\s+(?:of|at)|by(?:\s+the\s+end\s+of)?|at\s+the\s+end\s+of|on)\b", re.IGNORECASE)
+#: A window's text that names its year, or is relative to today ("last month", "this
+#: week", "since Monday"): it is not moved to the latest year with notes.
+_ANCHORED = re.compile(r"\d{4}|'\d\d\b|\bFY|\b(?:year|month|week|day|today|yesterday|tomorrow|ago|since|until|this|next"
+                       r"|quarter|weekend|tonight)s?\b", re.IGNORECASE)
 _NAME_FILLERS = frozenset({"the", "a", "an", "and", "or", "s"})
 
 
@@ -277,12 +303,40 @@ ANSWER_WEIGHT = 1.0
 #: Each retriever's RRF weight by intent (``graph`` only when the question names an
 #: entity, ``date`` only with a window, ``changes`` only for change questions).
 INTENT_WEIGHTS: dict[str, dict[str, float]] = {
-    "lookup": {"bm25": 1.0, "vector": 1.0, "graph": 0.5, "date": 0.5},
-    "entity": {"bm25": 0.75, "vector": 0.75, "graph": 1.5, "date": 0.5},
-    "current": {"bm25": 1.0, "vector": 1.0, "graph": 1.0, "date": 0.5, "recent": 0.5},
-    "history": {"bm25": 1.0, "vector": 1.0, "graph": 1.0, "date": 0.5},
-    "change": {"bm25": 1.0, "vector": 1.0, "graph": 0.5, "date": 1.0, "changes": 1.5},
+    "lookup": {"bm25": 1.0, "vector": 1.0, "graph": 0.5, "date": 1.0},
+    "entity": {"bm25": 0.75, "vector": 0.75, "graph": 1.5, "date": 1.0},
+    "current": {"bm25": 1.0, "vector": 1.0, "graph": 1.0, "date": 1.0, "recent": 0.5},
+    "history": {"bm25": 1.0, "vector": 1.0, "graph": 1.0, "date": 1.0},
+    "change": {"bm25": 1.0, "vector": 1.0, "graph": 0.5, "date": 2.0, "changes": 1.5},
 }
+
+
+def _back_a_year(day: dt.date) -> dt.date:
+    return day.replace(year=day.year - 1) if not (day.month == 2 and day.day == 29) else dt.date(day.year - 1, 2, 28)
+
+
+def _latest_with_notes(conn: sqlite3.Connection, window: DateInterval, now: dt.date) -> DateInterval | None:
+    """``window`` moved back a year at a time until it ends on or before ``now`` + 1 day
+    and dated notes fall in it; None when no year down to the oldest dated note has any."""
+    from palace.retrievers import UNDATED
+
+    oldest = conn.execute(
+        f"SELECT min(d.date_start) FROM drawers d JOIN files f ON f.id = d.file_id WHERE NOT ({UNDATED})"
+    ).fetchone()[0]
+    if oldest is None:
+        return None
+    start, end = window.start, window.end
+    while start > now:
+        start, end = _back_a_year(start), _back_a_year(end)
+    while end.isoformat() > oldest:
+        if conn.execute(
+            "SELECT 1 FROM drawers d JOIN files f ON f.id = d.file_id"
+            f" WHERE d.date_start < ? AND d.date_end > ? AND NOT ({UNDATED}) LIMIT 1",
+            (end.isoformat(), start.isoformat()),
+        ).fetchone():
+            return DateInterval(start, end, window.granularity)
+        start, end = _back_a_year(start), _back_a_year(end)
+    return None
 
 
 def plan_question(
@@ -295,7 +349,8 @@ def plan_question(
     fiscal_year_start: int = 1,
     questions: QuestionTable | None = None,
 ) -> Plan:
-    """Read a :class:`Plan` from ``question`` (``now`` anchors relative dates; default today).
+    """Read a :class:`Plan` from ``question`` (``now`` anchors relative dates and is the
+    day a question without a time is about; default today).
 
     ``since``/``until`` (inclusive days) override any window in the question and filter;
     ``fiscal_year_start`` (month 1–12) says what "FY2024" means. ``questions`` (default:
@@ -303,10 +358,17 @@ def plan_question(
     one predicate of one name (``Plan.asks``, :func:`palace.questions.read_fact_questions`;
     not for a change question); such a question leans on the graph. Raises :class:`UsageError` when ``since`` is after ``until``.
     """
+    now_source = "option" if now else "today"
     now = now or dt.date.today()
+    today = now
     terms = query_terms(question)
     notes: list[str] = []
+    if NUMERIC_ORDER.get() is None:
+        for ambiguous in ambiguous_numeric_dates(question):
+            notes.append(f"{ambiguous!r} reads as day/month or month/day: not read as a date; set \"date_order\""
+                         " (\"dmy\" or \"mdy\") in config.json")
     window, window_text, source = None, "", ""
+    point_text = ""
     window_span: tuple[int, int] | None = None
     if since or until:
         if since and until and since > until:
@@ -330,8 +392,25 @@ def plan_question(
             window_words = {w.lower() for w in _WORD.findall(window_text)}
             terms = tuple(t for t in terms if t not in window_words)
             vague = _VAGUE_PART.search(window_text)
-            if vague:
+            if vague and not _POINT.match(window_text):
                 notes.append(f"{vague.group(0)!r} is not narrowed: the window is all of {window}")
+            if window.granularity != "day" and not _ANCHORED.search(window_text):
+                latest = _latest_with_notes(conn, window, now)
+                if latest is not None and latest != window:
+                    notes.append(f"{window_text.strip()!r} names no year: read as {latest}, the latest with notes"
+                                 f" on or before {now}")
+                    window = latest
+            before = question[:at] if at >= 0 else ""
+            changes = _CUES[0][1].search(question.lower().replace("’", "'"))
+            if not changes and (window.granularity == "day" or _POINT.match(window_text)
+                                or re.search(r"\bas\s*$", before, re.I)):
+                point = min(window.end - dt.timedelta(days=1), now)
+                point_text, now, now_source = window_text.strip(), point, "question"
+                notes.append(f"{point_text!r} is a point in time: facts valid on {point}; notes written after it"
+                             " are pushed down")
+                point_only = window.granularity != "day"
+            else:
+                point_only = False
     entities = match_entities(conn, question, window_span)
     intent, cue = read_intent(question, entities)
     cue_words = {w.lower() for w in _WORD.findall(cue)} - {"about", "on"}
@@ -339,6 +418,8 @@ def plan_question(
         terms = tuple(t for t in terms if t not in cue_words)
     weights = dict(INTENT_WEIGHTS[intent])
     asks = () if intent == "change" else read_fact_questions(question, entities, table=questions, exclude=window_span)
+    if point_text and (point_only or asks):  # a day stays a window of notes unless it asks for a state
+        window, source = None, ""         # ("the standup on 2024-03-05" vs "where did Alice work on 2024-06-30")
     if asks:  # a change question lists the graph's diff instead
         first = asks[0]
         shape = f"{first.name} {first.predicate} ?" if first.side == "subject" else f"? {first.predicate} {first.name}"
@@ -347,6 +428,8 @@ def plan_question(
                      + (f"; {others} other reading{'' if others == 1 else 's'} if it has none" if others else ""))
         weights["graph"] = max(weights["graph"], INTENT_WEIGHTS["entity"]["graph"])  # its facts' drawers lead
         weights["answer"] = ANSWER_WEIGHT
+        if window is None and intent == "lookup":  # "where does Dana work": the latest word first, no cue needed
+            weights["recent"] = INTENT_WEIGHTS["current"]["recent"]
     if not entities:
         weights["graph"] = 0.0
     if not window:
@@ -363,7 +446,7 @@ def plan_question(
         window=window,
         window_text=window_text,
         window_source=source,
-        window_mode="filter" if window else "none",
+        window_mode=("filter" if source == "options" else "boost") if window else "none",
         entities=entities,
         identifiers=identifiers,
         weights=weights,
@@ -372,4 +455,7 @@ def plan_question(
         intent_cue=cue,
         now=now,
         asks=asks,
+        now_source=now_source,
+        point_text=point_text,
+        today=today,
     )

@@ -4,8 +4,10 @@
 process can answer many questions (``palace ask --batch``). It never loads spaCy.
 
 1. :func:`palace.planning.plan_question` reads the date window, entities and intent.
-2. The scope (wing, room, window) becomes a set of allowed drawers; outside an explicit
-   window drawers are dropped (see :mod:`palace.planning` for why).
+2. The scope (wing, room, ``--since``/``--until``) becomes a set of allowed drawers; a
+   window read from the question ranks instead: drawers dated outside it, and drawers
+   written after the day the question is about, are pushed down after fusion (see
+   :mod:`palace.planning` for why).
 3. The graph answers first: a question that asks for one predicate of one name ("what
    plan is Initrode on") gets its value from the facts valid then, with its citation and
    the value it replaced (:mod:`palace.answers`); the typed facts about the question's
@@ -27,18 +29,33 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from palace import retrievers
-from palace.answers import Answer, answer_question
+from palace.answers import Answer, Direct, answer_question, direct_answer
 from palace.changes import ChangeSet, changes_in_window, changes_since_previous_mining
 from palace.errors import PalaceNotFound, UsageError
-from palace.facts import FactView, fact_views
-from palace.fusion import Contribution, RankedList, fuse
-from palace.planning import Plan, plan_question
+from palace.facts import UNDATED_SUPERSEDED, FactView, fact_views
+from palace.fusion import Contribution, RankedList, demote, fuse
+from palace.planning import Plan, plan_question, query_terms
 from palace.questions import load_questions
 
 if TYPE_CHECKING:
     from palace.core import Palace
 
 SNIPPET_CHARS = 240
+#: The share of its fused score a drawer keeps when its own dates all lie outside the
+#: question's window (tuned on benchmarks/time_questions_*.jsonl and the Rust dev set).
+OUTSIDE_WINDOW = 0.3
+#: The share a drawer keeps when it was written after the day the question is about.
+WRITTEN_LATER = 0.25
+#: A title or path "matches the question strongly" when it holds this share of the
+#: question's terms (and at least two): such a document is never pushed down by a window.
+TITLE_MATCH = 0.6
+#: A term in the titles or paths of more than this share of the notes is not distinctive.
+TITLE_COMMON = 0.05
+#: Below this cosine similarity, with no term, name or fact matched, nothing is found
+#: (all-MiniLM-L6-v2: unrelated passages score about 0.0–0.2).
+VECTOR_FLOOR = 0.3
+#: How many fused candidates the window and the question's day may reorder.
+DEMOTE_DEPTH = 200
 #: Facts listed with an answer (the drawers of all of them still rank).
 FACTS_SHOWN = 20
 #: The intents whose answer lists the facts about the question's entities.
@@ -58,9 +75,12 @@ class Why:
 
 @dataclass(frozen=True)
 class Hit:
-    """One result: where the drawer is (path and 1-based inclusive line span), its date,
-    a snippet and :class:`Why`; ``same_text_in`` lists ``path:line`` of lower-ranked
-    drawers with the same text, folded into this one."""
+    """One result: where the drawer is (path and 1-based inclusive line span), its date
+    and where that date came from (``date_source``: ``front matter``, ``file name``,
+    ``heading``, ``git``; ``mtime`` for a note with no date of its own, whose ``date`` is
+    then None), a snippet and :class:`Why`; ``same_text_in`` lists ``path:line`` of
+    lower-ranked drawers with the same text, folded into this one. ``room`` is the
+    wing's name for a note at the wing's root."""
 
     rank: int
     drawer_id: str
@@ -76,16 +96,20 @@ class Hit:
     snippet: str
     why: Why
     same_text_in: tuple[str, ...] = ()
+    date_source: str = ""
 
 
 @dataclass(frozen=True)
 class PlanSummary:
-    """The plan as shown to users: intent and the cue that set it, the window (ISO,
-    half-open) and how it was used, entities, identifiers, retriever weights, notes."""
+    """The plan as shown to users: intent and the cue that set it, the day the question
+    is about (``now``) and where it came from (``now_source``: ``today``, ``option`` for
+    ``--now``, ``question`` for a point it names), the window (ISO, half-open) and how it
+    was used, entities, identifiers, retriever weights, notes."""
 
     intent: str
     intent_cue: str
     now: str
+    now_source: str
     terms: tuple[str, ...]
     date_window: dict | None
     date_window_text: str
@@ -116,7 +140,8 @@ class PlanSummary:
 
 @dataclass(frozen=True)
 class AskResult:
-    """The answer to one question: the plan; for a question that asks for one predicate
+    """The answer to one question: the plan; the ``direct`` answer shown above the
+    evidence (:class:`palace.answers.Direct`); for a question that asks for one predicate
     of one name the graph's direct ``answer`` (:class:`palace.answers.Answer`, else
     None); for a change question the change list (``changes``); for entity,
     current-state and history questions the typed ``facts`` about the question's
@@ -126,6 +151,7 @@ class AskResult:
     question: str
     palace: str
     plan: PlanSummary
+    direct: Direct
     answer: Answer | None
     changes: ChangeSet | None
     facts: tuple[FactView, ...]
@@ -181,15 +207,27 @@ def ask(
     if conn.execute("SELECT 1 FROM drawers LIMIT 1").fetchone() is None:
         raise PalaceNotFound(f"the palace at {palace.path} holds no drawers", hint="run `palace mine DIR` first")
     palace.check_model()
-    plan = plan_question(conn, question, now=now, since=since, until=until,
-                         fiscal_year_start=palace.fiscal_year_start,
-                         questions=load_questions(palace.path, palace.registry))
+    from palace.config import date_order
+    from palace.nlp.date_grammar import NUMERIC_ORDER
+
+    token = NUMERIC_ORDER.set(date_order(palace.path))  # how "03/04/2018" reads, if the palace says
+    try:
+        plan = plan_question(conn, question, now=now, since=since, until=until,
+                             fiscal_year_start=palace.fiscal_year_start,
+                             questions=load_questions(palace.path, palace.registry))
+    finally:
+        NUMERIC_ORDER.reset(token)
     notes = list(plan.notes)
     weights = dict(plan.weights)
     if retrievers_only is not None:
         weights = {name: 1.0 for name in retrievers_only}
 
     _check_scope(conn, wing, room)
+    if _contentless(plan):
+        raise UsageError(
+            f"the question {question.strip()!r} names nothing to look for (no name, term, date or identifier)",
+            hint='ask about something: palace ask "what did we decide about the budget"',
+        )
     scope_sql, scope_params = _scope(wing, room)
     allowed: set[int] | None = None
     if scope_sql:
@@ -198,14 +236,17 @@ def ask(
     tiers: dict[int, int] = {}
     if plan.window is not None and retrievers_only is None:
         tiers = retrievers.in_window(conn, plan.window)
-        in_window = set(tiers) if allowed is None else set(tiers) & allowed
-        dated = sum(1 for rowid in in_window if tiers[rowid] == 2)
-        if in_window or plan.window_source == "options":
+        in_window = {r for r, t in tiers.items() if t >= 2}
+        in_window = in_window if allowed is None else in_window & allowed
+        dated = sum(1 for rowid in in_window if tiers[rowid] == 3)
+        held = (f"{dated} drawer{'' if dated == 1 else 's'} dated in it, {len(in_window) - dated} more that mention"
+                " a day in it")
+        if window_mode == "filter":
             allowed = in_window
-            notes.append(
-                f"date window {plan.window} filters: {dated} drawer{'' if dated == 1 else 's'} dated in it"
-                f" (+{len(in_window) - dated} that mention a day in it or whose file was modified in it)"
-            )
+            notes.append(f"date window {plan.window} filters: {held}")
+        elif in_window:
+            notes.append(f"date window {plan.window} ranks: {held}; drawers dated outside it are pushed down,"
+                         " notes with no date of their own are neither")
         else:
             window_mode = "ignored"
             notes.append(f"no drawer falls in {plan.window}; the window was ignored")
@@ -219,13 +260,13 @@ def ask(
             admitted = _in_scope(conn, answer_drawers, wing, room) - allowed
             if admitted and plan.window is not None:
                 notes.append(f"{len(admitted)} drawer{'' if len(admitted) == 1 else 's'} cited by the answer"
-                             f" admitted from outside the window")
+                             f" admitted from outside --since/--until")
             allowed |= admitted
 
     entity_ids = tuple(i for e in plan.entities for i in e.entity_ids)
     changes: ChangeSet | None = None
     if weights.get("changes"):
-        if plan.window is not None and window_mode == "filter":
+        if plan.window is not None and window_mode in ("filter", "boost"):
             changes = changes_in_window(conn, plan.window.start, plan.window.end, entity_ids=entity_ids,
                                         wing=wing, room=room, registry=palace.registry)
         else:
@@ -243,11 +284,21 @@ def ask(
             if hidden:
                 notes.append(f"{hidden} superseded fact{'' if hidden == 1 else 's'} hidden; --history shows them")
 
+    embedding = palace.embedder.embed([question])[0] if weights.get("vector") else None
     lists = [
         RankedList("bm25", weights.get("bm25", 0.0), retrievers.bm25(conn, plan.terms, allowed)),
-        RankedList("vector", weights.get("vector", 0.0),
-                   retrievers.vector(palace, question, allowed, _chroma_where(wing, room, plan.window if window_mode == "filter" else None))),
+        RankedList("vector", weights.get("vector", 0.0), () if embedding is None else retrievers.vector(
+            palace, question, allowed, _chroma_where(wing, room, plan.window if window_mode == "filter" else None),
+            embedding)),
     ]
+    inside: list[RankedList] = []  # a window that ranks: BM25 and vectors again, inside it
+    if tiers and window_mode == "boost" and weights.get("date"):
+        scope = {r for r, t in tiers.items() if t >= 2} or set(tiers)
+        scope = scope if allowed is None else scope & allowed
+        inside = [RankedList("bm25", 1.0, retrievers.bm25(conn, plan.terms, scope))]
+        if embedding is not None:
+            inside.append(RankedList("vector", 1.0, retrievers.vector(
+                palace, question, scope, _chroma_where(wing, room, plan.window), embedding)))
     entity_names: dict[str, tuple[str, ...]] = {}
     asked = next((i for i, e in enumerate(plan.entities) if answer and e.name == answer.subject), None)
     if answer_drawers and asked is not None:  # the drawers cited by the answer lead the graph's list
@@ -264,17 +315,29 @@ def ask(
         lists.append(RankedList("exact", weights["exact"], retrievers.exact(conn, plan.identifiers, allowed)))
     if changes is not None:
         lists.append(RankedList("changes", weights["changes"], retrievers.listed(conn, changes.drawer_ids())))
-    if tiers and window_mode == "filter" and weights.get("date"):
-        lists.append(RankedList("date", weights["date"], retrievers.date_list(conn, lists, tiers)))
+    if tiers and window_mode in ("filter", "boost") and weights.get("date"):
+        lists.append(RankedList("date", weights["date"], retrievers.date_list(conn, inside or lists, tiers)))
     if weights.get("recent"):
         lists.append(RankedList("recent", weights["recent"], retrievers.recent(conn, lists)))
-    fused = _fold_copies(conn, fuse(lists), top_k)
+    fused = fuse(lists)
+    if retrievers_only is None:
+        fused = demote(fused, _demotions(conn, fused, plan, tiers if window_mode == "boost" else None,
+                                         keep=set(answer_drawers)))
+    found = True
+    if retrievers_only is None and not any(r.items for r in lists if r.retriever != "vector" and r.weight):
+        best = max((score for _, score in lists[1].items), default=0.0)
+        if best < VECTOR_FLOOR:  # no term, name, identifier or fact matched, and no drawer is close
+            found, fused = False, []
+            notes.append(f"nothing passed the floor: no term or name matched and the closest drawer's cosine"
+                         f" similarity is {best:.2f} (< {VECTOR_FLOOR})")
+    fused = _fold_copies(conn, fused, top_k)
 
     hits = _hits(conn, fused, plan, window_mode, entity_names)
     summary = PlanSummary(
         intent=plan.intent,
         intent_cue=plan.intent_cue,
         now=(plan.now or dt.date.today()).isoformat(),
+        now_source=plan.now_source,
         terms=plan.terms,
         date_window=plan.window.to_json() if plan.window else None,
         date_window_text=plan.window_text,
@@ -288,17 +351,76 @@ def ask(
         weights={k: v for k, v in weights.items() if v},
         notes=tuple(notes),
     )
+    shown_facts = facts if plan.intent in FACT_INTENTS else ()
+    direct = direct_answer(answer, changes, shown_facts, found=found, question=question)
     return AskResult(
         question=question,
         palace=str(palace.path),
         plan=summary,
+        direct=direct,
         answer=answer,
         changes=changes,
-        facts=facts if plan.intent in FACT_INTENTS else (),
+        facts=shown_facts,
         hidden_superseded=hidden,
         results=tuple(hits),
         elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
     )
+
+
+def _contentless(plan: Plan) -> bool:
+    """A question that names nothing: no content word ("what is the", "?!", "who was it
+    then"), no name the graph knows, no identifier and no date."""
+    return not (query_terms(plan.question) or plan.entities or plan.identifiers or plan.window
+                or plan.point_text)
+
+
+def _demotions(conn, fused, plan: Plan, tiers: dict[int, int] | None, keep: set[str] = frozenset()
+               ) -> dict[str, tuple[float, str]]:
+    """The fused candidates to push down and by how much: those written after the day the
+    question is about (``--now`` or a point it names: "later than …"), and, when the
+    question's window ranks (``tiers`` from :func:`palace.retrievers.in_window`), those
+    whose own dates all lie outside it ("outside the window") unless their title or path
+    holds most of the question's terms, or the graph's answer cites them (``keep``: a
+    state asked "in Q4 2024" was often stated before it)."""
+    ids = [d for d, _, _ in fused[:DEMOTE_DEPTH]]
+    factors: dict[str, tuple[float, str]] = {}
+    if tiers is not None:
+        outside = retrievers.outside_window(conn, ids, tiers) - _title_matches(conn, ids, plan.terms) - keep
+        factors.update({d: (OUTSIDE_WINDOW, "outside the window") for d in outside})
+    if plan.bounded and plan.now is not None:
+        for d in retrievers.dated_after(conn, ids, plan.now):
+            factor = factors.get(d, (1.0, ""))[0] * WRITTEN_LATER
+            factors[d] = (factor, f"written after {plan.now}")
+    return factors
+
+
+def _title_matches(conn, drawer_ids: list[str], terms: tuple[str, ...]) -> set[str]:
+    """Of ``drawer_ids``, those whose note's title and path hold at least
+    :data:`TITLE_MATCH` (and two or more) of the question's distinctive terms: terms
+    found in the titles and paths of at most :data:`TITLE_COMMON` of the notes ("council"
+    in every path of a council's minutes says nothing)."""
+    if len(terms) < 2 or not drawer_ids:
+        return set()
+    total = conn.execute("SELECT count(*) FROM files WHERE status = 'indexed'").fetchone()[0] or 1
+    stems = [
+        stem for stem in dict.fromkeys(_stem(t) for t in terms)
+        if conn.execute(
+            "SELECT count(*) FROM files WHERE status = 'indexed' AND (lower(title) LIKE ? OR lower(path) LIKE ?)",
+            (f"%{stem}%", f"%{stem}%"),
+        ).fetchone()[0] <= max(3, total * TITLE_COMMON)
+    ]
+    if len(stems) < 2:
+        return set()
+    need = max(2, -(-len(stems) * TITLE_MATCH // 1))
+    out = set()
+    for row in conn.execute(
+        "SELECT d.id, f.title, f.path FROM drawers d JOIN files f ON f.id = d.file_id"
+        " WHERE d.id IN (SELECT value FROM json_each(?))", (json.dumps(drawer_ids),)
+    ):
+        words = " ".join(re.findall(r"[^\W_]+", f"{row['title'] or ''} {row['path']}".lower()))
+        if sum(1 for stem in stems if re.search(rf"\b{re.escape(stem)}", words)) >= need:
+            out.add(row["id"])
+    return out
 
 
 def entity_facts(
@@ -307,9 +429,11 @@ def entity_facts(
     """The typed facts (not ``mentioned_with``) about the plan's entities, not retracted,
     in the plan's window when it has one (valid time overlapping it).
 
-    Without ``history``: the states valid at the plan's ``now`` (begun by then, not
-    superseded or ended by then) and — except for a current-state question — the events
-    of record (a decision, an approval) that happened by then. Returns ``(facts, hidden,
+    Without ``history``: for a question about a span ("in summer 2024"), every fact
+    valid at some time in it (begun by ``now``); otherwise the states valid at the plan's
+    ``now`` (begun by then, not superseded or ended by then) and — except for a
+    current-state question — the events of record (a decision, an approval) that
+    happened by then. Returns ``(facts, hidden,
     drawers, notes)``: facts whose predicate the question names ("report" →
     ``reports_to``) first, then the latest (with ``history``: in valid-time order); the
     number of states superseded or ended by ``now`` that were left out; their drawers in
@@ -318,11 +442,13 @@ def entity_facts(
     conn = palace.conn
     ids = [i for e in plan.entities for i in e.entity_ids]
     marks = ",".join("?" * len(ids))
-    base = f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks})) AND f.predicate != 'mentioned_with' AND f.invalidated_at IS NULL"
+    base = (f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks})) AND f.predicate != 'mentioned_with'"
+            f" AND f.invalidated_at IS NULL")
     params: list = ids + ids
     if wing:
         base += " AND f.wing = ?"
         params.append(wing)
+    span = plan.window is not None and plan.window_source == "question" and plan.window.granularity != "day"
     if plan.window is not None:
         base += " AND (f.valid_from IS NULL OR f.valid_from < ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
         params += [plan.window.end.isoformat(), plan.window.start.isoformat()]
@@ -333,8 +459,11 @@ def entity_facts(
     hidden, notes = 0, []
     if history:
         views = fact_views(conn, base, params, limit=500, registry=palace.registry)
+    elif span:  # "in summer 2024": every fact valid at some time in it, with its own interval
+        views = fact_views(conn, f"{base} AND {begun} AND NOT {UNDATED_SUPERSEDED}", params + [day], limit=500,
+                           registry=palace.registry)
     else:
-        state_now = f"(NOT {is_event} AND {begun} AND (f.valid_to IS NULL OR f.valid_to > ?))"
+        state_now = f"(NOT {is_event} AND {begun} AND (f.valid_to IS NULL OR f.valid_to > ?) AND NOT {UNDATED_SUPERSEDED})"
         wanted = state_now if plan.intent == "current" else f"({state_now} OR ({is_event} AND {begun}))"
         extra = [events, day, day] + ([] if plan.intent == "current" else [events, day])
         views = fact_views(conn, f"{base} AND {wanted}", params + extra, limit=500, registry=palace.registry)
@@ -444,14 +573,35 @@ def _stem(term: str) -> str:
     return term
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
 def _snippet(text: str, terms: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-    lowered = text.lower()
-    found = tuple(t for t in terms if re.search(rf"\b{re.escape(_stem(t))}", lowered))
-    first = min((lowered.find(_stem(t)) for t in found if lowered.find(_stem(t)) >= 0), default=0)
-    start = max(0, first - SNIPPET_CHARS // 3)
-    piece = " ".join(text[start:start + SNIPPET_CHARS].split())
-    prefix = "…" if start > 0 else ""
-    suffix = "…" if start + SNIPPET_CHARS < len(text) else ""
+    """The drawer's text around the sentence that holds most of ``terms`` (ties: the
+    first), about :data:`SNIPPET_CHARS` long, markup removed; and the terms found."""
+    from palace.nlp.markup import plain_text_for_ner
+
+    plain = plain_text_for_ner(text)  # same length as text: offsets agree
+    lowered = plain.lower()
+    stems = {t: _stem(t) for t in terms}
+    found = tuple(t for t, stem in stems.items() if re.search(rf"\b{re.escape(stem)}", lowered))
+    best_start, best_end, best_score = 0, min(len(plain), SNIPPET_CHARS), 0
+    cursor = 0
+    for boundary in [*_SENTENCE_END.finditer(plain), None]:
+        end = boundary.start() if boundary else len(plain)
+        piece = lowered[cursor:end]
+        score = sum(1 for t in found if re.search(rf"\b{re.escape(stems[t])}", piece))
+        if score > best_score:
+            best_start, best_end, best_score = cursor, end, score
+        cursor = boundary.end() if boundary else len(plain)
+    middle = (best_start + best_end) // 2
+    start = max(0, min(best_start, middle - SNIPPET_CHARS // 2))
+    if best_end - best_start <= SNIPPET_CHARS:
+        start = max(0, min(best_start, best_end - SNIPPET_CHARS))  # the whole sentence, with what leads to it
+        start = max(start, best_start - (SNIPPET_CHARS - (best_end - best_start)) // 2)
+    piece = " ".join(plain[start:start + SNIPPET_CHARS].split())
+    prefix = "…" if plain[:start].strip() else ""
+    suffix = "…" if plain[start + SNIPPET_CHARS:].strip() else ""
     return prefix + piece + suffix, found
 
 
@@ -499,7 +649,8 @@ def _hits(conn, fused, plan: Plan, window_mode: str, entity_names: dict[str, tup
         r["id"]: r
         for r in conn.execute(
             f"SELECT d.id, d.text, d.line_start, d.line_end, d.heading_path, d.date_start, f.path, f.wing,"
-            f" f.room, f.title FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id IN ({','.join('?' * len(ids))})",
+            f" f.room, f.title, f.doc_date_source, f.doc_date FROM drawers d JOIN files f ON f.id = d.file_id"
+            f" WHERE d.id IN ({','.join('?' * len(ids))})",
             ids,
         )
     }
@@ -510,6 +661,9 @@ def _hits(conn, fused, plan: Plan, window_mode: str, entity_names: dict[str, tup
         if row is None:
             continue
         snippet, matched = _snippet(row["text"], plan.terms)
+        source = row["doc_date_source"] or ""
+        if row["date_start"] != row["doc_date"]:
+            source = "heading"  # a running note's dated section
         hits.append(
             Hit(
                 rank=rank,
@@ -517,15 +671,16 @@ def _hits(conn, fused, plan: Plan, window_mode: str, entity_names: dict[str, tup
                 score=score,
                 path=row["path"],
                 wing=row["wing"],
-                room=row["room"],
+                room=row["wing"] if row["room"] == "." else row["room"],
                 line_start=row["line_start"],
                 line_end=row["line_end"],
-                date=row["date_start"],
+                date=None if source == "mtime" else row["date_start"],
                 title=row["title"] or "",
                 heading_path=tuple(json.loads(row["heading_path"])),
                 snippet=snippet,
                 why=Why(parts, matched, entity_names.get(drawer, ()), window),
                 same_text_in=same_text_in,
+                date_source=source,
             )
         )
     return hits

@@ -5,6 +5,11 @@ encoding ``charset-normalizer`` detects (legacy code pages such as cp1252, latin
 Content with NUL bytes or that no encoding explains is binary, whatever its extension.
 Line endings are normalised to ``\\n`` (CRLF and CR files keep their front matter).
 Front matter is YAML between ``---`` fences, parsed by ``python-frontmatter``.
+
+A note's own date comes from its front matter, its file name, its first dated heading,
+or — in a git work tree — the author date of the last commit that touched it (read for a
+whole folder with one ``git log``, :class:`GitDates`); only then from the file's mtime,
+which a copy or a clone resets (``doc_date_source`` ``mtime``: the note is *undated*).
 """
 
 from __future__ import annotations
@@ -12,12 +17,20 @@ from __future__ import annotations
 import codecs
 import datetime as dt
 import hashlib
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from palace.config import MAX_FILE_BYTES
-from palace.nlp.dates import date_from_filename, date_from_front_matter, first_dated_heading
+from palace.nlp.date_grammar import NUMERIC_ORDER
+from palace.nlp.dates import (
+    date_from_date_line,
+    date_from_filename,
+    date_from_front_matter,
+    first_dated_heading,
+    numeric_date_order,
+)
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -47,8 +60,10 @@ class Note:
 
     ``text`` is the whole file with ``\\n`` line endings; ``body_start`` is the char offset
     where the body begins (after front matter). ``doc_date`` comes from, in order: front
-    matter ``date`` > a date in the file name > the first dated heading > the file's mtime;
-    ``doc_date_source`` names which.
+    matter ``date`` > a date in the file name > the first dated heading > a ``Date:``
+    line near the top > the last git commit > the file's mtime; ``doc_date_source`` names
+    which (``front matter``, ``file name``, ``heading``, ``date line``, ``git``,
+    ``mtime``).
     """
 
     text: str
@@ -63,6 +78,7 @@ class Note:
     tags: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+    date_order: str | None = None  # how its numeric dates read: "dmy", "mdy" or None (ambiguous)
 
     @property
     def body(self) -> str:
@@ -178,8 +194,63 @@ def _as_strings(value: Any) -> tuple[str, ...]:
     return tuple(p for p in parts if p)
 
 
-def read_note(path: Path) -> Note:
-    """Read, decode and parse one note file.
+#: How long one ``git log`` over a work tree may take before its dates are given up.
+GIT_TIMEOUT_S = 120
+
+
+class GitDates:
+    """The author date of the last commit that touched each file under ``root``, when
+    ``root`` lies in a git work tree: one ``git log --name-only`` for the whole tree, run
+    at the first :meth:`get` (never one process per file), newest commit first so the
+    first date seen for a path is its last change. No git, no work tree, a timeout or
+    any error gives no dates (the notes fall back to their mtime). Uncommitted edits keep
+    the last commit's date: a file changed since is still dated by its history."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._dates: dict[Path, dt.date] | None = None
+
+    def get(self, path: Path) -> dt.date | None:
+        """The last commit's author date (the author's local day) of ``path``, or None."""
+        if self._dates is None:
+            self._dates = self._read()
+        try:
+            return self._dates.get(path.resolve())
+        except OSError:
+            return None
+
+    def _read(self) -> dict[Path, dt.date]:
+        def git(*args: str) -> str:
+            return subprocess.run(
+                ["git", "-C", str(self.root), *args], capture_output=True, text=True, check=True,
+                timeout=GIT_TIMEOUT_S, encoding="utf-8", errors="surrogateescape",
+            ).stdout
+        try:
+            git("rev-parse", "--show-toplevel")
+            log = git("-c", "core.quotePath=false", "log", "--format=%x00%aI", "--name-only", "--no-renames",
+                      "--relative", "--", ".")
+        except (OSError, subprocess.SubprocessError, ValueError):
+            return {}
+        base = self.root.resolve()
+        dates: dict[Path, dt.date] = {}
+        day = None
+        for line in log.splitlines():
+            if line.startswith("\x00"):
+                try:
+                    day = dt.date.fromisoformat(line[1:11])
+                except ValueError:
+                    day = None
+            elif line and day is not None:
+                dates.setdefault(base / line, day)
+        return dates
+
+
+def read_note(path: Path, git_dates: GitDates | None = None, date_order: str | None = None) -> Note:
+    """Read, decode and parse one note file; ``git_dates`` dates a note that has no date
+    of its own in its text or name by its last commit (``doc_date_source`` ``git``).
+    Its numeric dates read day-first or month-first by its own evidence
+    (:func:`palace.nlp.dates.numeric_date_order`), else by ``date_order`` (the palace's
+    ``config.json``), else not at all (``Note.date_order`` says which).
 
     Raises :class:`Unreadable` with the reason (``skipped`` for binary or too large,
     ``failed`` for unreadable, vanished or undecodable).
@@ -193,8 +264,17 @@ def read_note(path: Path) -> Note:
         doc_date, source = date_from_front_matter(metadata.get("date")), "front matter"
     if doc_date is None:
         doc_date, source = date_from_filename(path.name), "file name"
+    order = numeric_date_order(text[body_start:]) or date_order
     if doc_date is None:
         doc_date, source = first_dated_heading(text[body_start:]), "heading"
+    if doc_date is None:
+        token = NUMERIC_ORDER.set(order)
+        try:
+            doc_date, source = date_from_date_line(text[body_start:]), "date line"
+        finally:
+            NUMERIC_ORDER.reset(token)
+    if doc_date is None and git_dates is not None:
+        doc_date, source = git_dates.get(path), "git"
     if doc_date is None:
         doc_date, source = dt.datetime.fromtimestamp(mtime).date(), "mtime"
     return Note(
@@ -210,6 +290,7 @@ def read_note(path: Path) -> Note:
         tags=_as_strings(metadata.get("tags")),
         aliases=_as_strings(metadata.get("aliases")),
         metadata=metadata,
+        date_order=order,
     )
 
 

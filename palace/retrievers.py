@@ -4,7 +4,8 @@ Every retriever returns ``((drawer_id, raw_score), ...)`` best first, at most
 :data:`CANDIDATES` long, for :func:`palace.fusion.fuse`; ``allowed`` (a set of drawer
 rowids, or None for all) is the scope left by wing/room and the date window.
 
-- :func:`bm25` — FTS5 over title, heading path and drawer text (weights 2, 2, 1), terms OR-ed;
+- :func:`bm25` — FTS5 over title, heading path, drawer text and file path (weights 2, 2,
+  1, 1.5), terms OR-ed;
 - :func:`vector` — cosine similarity of the question's embedding to the drawers' (Chroma,
   with a ``where`` filter on wing/room; an exact scan of the allowed drawers when few);
 - :func:`graph` — drawers holding the typed facts about the question's entities (facts
@@ -36,37 +37,72 @@ Ranked = tuple[tuple[str, float], ...]
 
 
 def in_window(conn, window) -> dict[int, int]:
-    """Drawers a date window admits: ``{rowid: tier}``. Tier 2: the drawer's own date
-    (from the note's name, front matter or a dated heading) overlaps the window; tier 1:
-    it mentions a date that lies inside the window (a mention of "2024" does not put a
-    drawer into "Q3 2024"), or its note has no date but its file's mtime, and that lies in
-    the window (a weaker sign: a copy or a checkout resets mtimes). Any other drawer is
-    outside the window."""
+    """Drawers a date window holds: ``{rowid: tier}``. Tier 3: the drawer's own date
+    (from the note's front matter, name, a dated heading or git) overlaps the window;
+    tier 2: it mentions a date that lies inside the window; tier 1: it mentions a date
+    that only overlaps it, at a coarser granularity (a page saying "1983" is in "from July
+    1983 to June 1984", more weakly). A note dated only by its file's mtime has no date of
+    its own (a copy or a clone resets mtimes): its drawers are in the window only by the
+    dates they mention. See :data:`UNDATED` and :func:`outside_window` for the rest."""
     start, end = window.start.isoformat(), window.end.isoformat()
     tiers: dict[int, int] = {}
-    for (rowid,) in conn.execute(
-        "SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.doc_date_source = 'mtime'"
-        " AND d.date_start < ? AND d.date_end > ?",
-        (end, start),
+    for rowid, inside in conn.execute(
+        "SELECT d.rowid, max(m.start >= ? AND m.end <= ?) FROM date_mentions m JOIN drawers d ON d.id = m.drawer_id"
+        " WHERE m.start < ? AND m.end > ? GROUP BY d.rowid",
+        (start, end, end, start),
     ):
-        tiers[rowid] = 1
-    for (rowid,) in conn.execute(
-        "SELECT d.rowid FROM date_mentions m JOIN drawers d ON d.id = m.drawer_id WHERE m.start >= ? AND m.end <= ?",
-        (start, end),
-    ):
-        tiers[rowid] = 1
+        tiers[rowid] = 2 if inside else 1
     for (rowid,) in conn.execute(
         "SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id"
-        " WHERE d.date_start < ? AND d.date_end > ? AND f.doc_date_source != 'mtime'",
+        f" WHERE d.date_start < ? AND d.date_end > ? AND NOT ({UNDATED})",
         (end, start),
     ):
-        tiers[rowid] = 2
+        tiers[rowid] = 3
     return tiers
 
 
+#: SQL condition (over ``drawers d`` joined to ``files f``) of a drawer with no date of
+#: its own: its note is dated only by the file's mtime and no dated heading dates it.
+UNDATED = "f.doc_date_source = 'mtime' AND d.date_start = f.doc_date"
+
+
+def outside_window(conn, drawer_ids, tiers: dict[int, int]) -> set[str]:
+    """Of ``drawer_ids``, those whose own dates all lie outside the window: dated
+    drawers (not :data:`UNDATED`) of ``tiers`` (:func:`in_window`) below 2 — a minute of
+    2025 that mentions "2024" is not about June 2024; an undated page that mentions
+    "1983" is not pushed down for "July 1983 to June 1984"."""
+    if not drawer_ids:
+        return set()
+    return {
+        r[0] for r in conn.execute(
+            "SELECT d.id, d.rowid FROM drawers d JOIN files f ON f.id = d.file_id"
+            f" WHERE d.id IN (SELECT value FROM json_each(?)) AND NOT ({UNDATED})",
+            (json.dumps(list(drawer_ids)),),
+        ) if tiers.get(r[1], 0) < 2
+    }
+
+
+def dated_after(conn, drawer_ids, day) -> set[str]:
+    """Of ``drawer_ids``, those whose own date begins after ``day`` (a ``datetime.date``):
+    written later than the time a question is about."""
+    if not drawer_ids:
+        return set()
+    return {
+        r[0] for r in conn.execute(
+            "SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id"
+            f" WHERE d.id IN (SELECT value FROM json_each(?)) AND NOT ({UNDATED}) AND d.date_start > ?",
+            (json.dumps(list(drawer_ids)), day.isoformat()),
+        )
+    }
+
+
 def date_list(conn, lists: list[RankedList], tiers: dict[int, int]) -> tuple[tuple[str, float], ...]:
-    """The ``date`` retriever: the candidates of the other lists that are in the window,
-    drawers dated in it before drawers that only mention it, then by their best rank."""
+    """The ``date`` retriever: the candidates of ``lists`` that are in the window, by
+    tier (:func:`in_window`: dated in it, then mentioning a day inside it, then a date
+    overlapping it), then by their best rank. ``lists`` are the other retrievers' (with
+    ``--since``/``--until``, which already hold only drawers in the window), or, for a
+    window that ranks, BM25 and vectors run again inside it, so that a drawer deep in
+    the palace-wide lists still gets its place."""
     best = best_ranks(lists)
     if not best:
         return ()
@@ -74,7 +110,7 @@ def date_list(conn, lists: list[RankedList], tiers: dict[int, int]) -> tuple[tup
         f"SELECT id, rowid FROM drawers WHERE id IN ({','.join('?' * len(best))})", list(best)
     ).fetchall())
     scored = [(doc_id, tiers.get(rowid_of.get(doc_id, -1), 0)) for doc_id in best]
-    scored = [(d, t) for d, t in scored if t > 0]
+    scored = [(d, t) for d, t in scored if t > 0]  # tier 0: not in the window
     scored.sort(key=lambda item: (-item[1], best[item[0]], item[0]))
     return tuple((d, float(t)) for d, t in scored[:CANDIDATES])
 
@@ -85,12 +121,13 @@ def _fts_query(terms: tuple[str, ...]) -> str:
 
 
 def _fts_ranked(conn, query: str, allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
-    """Run an FTS5 query ranked by BM25 (column weights title 2, heading 2, text 1), within
+    """Run an FTS5 query ranked by BM25 (column weights title 2, heading 2, text 1, path
+    1.5), within
     ``allowed`` rowids when given. The scope is applied while reading the ranked matches,
     best first, until :data:`CANDIDATES` are in it — so a small scope never loses its hits
     to the rest of the palace. (An ``IN (…)`` filter inside the FTS query made SQLite test
     the match per allowed row: 1.8 s for a wide window on the Rust minutes.)"""
-    sql = "SELECT rowid, bm25(drawers_fts, 2.0, 2.0, 1.0) AS score FROM drawers_fts WHERE drawers_fts MATCH ? ORDER BY score"
+    sql = "SELECT rowid, bm25(drawers_fts, 2.0, 2.0, 1.0, 1.5) AS score FROM drawers_fts WHERE drawers_fts MATCH ? ORDER BY score"
     if allowed is None:
         ranked = conn.execute(sql + " LIMIT ?", (query, CANDIDATES)).fetchall()
     else:
@@ -126,13 +163,13 @@ def exact(conn, identifiers: tuple[str, ...], allowed: set[int] | None) -> tuple
 
 
 def vector(
-    palace: "Palace", question: str, allowed: set[int] | None, where: dict | None = None
+    palace: "Palace", question: str, allowed: set[int] | None, where: dict | None = None, embedding=None
 ) -> tuple[tuple[str, float], ...]:
     """Nearest drawers by cosine similarity. A scope of up to :data:`EXACT_SCAN_LIMIT`
     drawers is scanned exactly; a larger one asks Chroma with ``where`` (wing, room, and
     the drawer date when a window filters) for 5 × :data:`CANDIDATES` and keeps those in
-    scope."""
-    vector = palace.embedder.embed([question])[0]
+    scope. ``embedding`` is the question's vector when already computed."""
+    vector = palace.embedder.embed([question])[0] if embedding is None else embedding
     if allowed is not None:
         if not allowed:
             return ()
@@ -245,7 +282,7 @@ def recent(conn, lists: list[RankedList]) -> Ranked:
         return ()
     rows = conn.execute(
         "SELECT d.id, d.date_start FROM drawers d JOIN files f ON f.id = d.file_id"
-        " WHERE d.id IN (SELECT value FROM json_each(?)) AND f.doc_date_source != 'mtime' AND d.date_start IS NOT NULL",
+        f" WHERE d.id IN (SELECT value FROM json_each(?)) AND NOT ({UNDATED}) AND d.date_start IS NOT NULL",
         (json.dumps(list(best)),),
     ).fetchall()
     rows.sort(key=lambda r: (r["date_start"], -best[r["id"]]), reverse=True)

@@ -5,7 +5,7 @@ migrations in order (the applied names are kept in ``schema_migrations``). Chrom
 only what can be rebuilt from these tables.
 
 Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_runs``,
-``0004_abbreviation_keys``, ``0005_stated_ends``):
+``0004_abbreviation_keys``, ``0005_stated_ends``, ``0006_path_search``):
 
 - ``meta(key, value)``: palace-wide settings (embedding model name and dimension).
 - ``files``: one row per path seen under a wing, with status ``indexed`` / ``skipped`` /
@@ -13,7 +13,9 @@ Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_run
 - ``drawers``: chunks of indexed files (char and line span, heading path, verbatim text,
   ``text_hash``, ``embed_hash`` of the text given to the embedder, date bounds, whether
   the vector is in Chroma).
-- ``drawers_fts``: FTS5 over title, heading path and text (BM25), keyed by drawer rowid.
+- ``drawers_fts``: FTS5 over title, heading path, text and the file's path in its wing
+  (BM25; the tokenizer splits ``sig-node/3077-contextual-logging/README.md`` into its
+  words), keyed by drawer rowid.
 - ``entities`` (one per name key; ``type`` is the majority NER label of its mentions),
   ``aliases``, ``mentions``, ``date_mentions``, ``facts``: the graph. Mentions and facts
   keep the entity as read (``raw_entity_id``, ``raw_subject_id``, ``raw_object_id``) beside
@@ -300,6 +302,21 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX facts_predicate ON facts(predicate, valid_to);
         """,
     ),
+    (
+        # folder and file names are searched with the drawer ("sig-node", a KEP number
+        # in its folder's name); FTS5 cannot add a column, so the index is rebuilt
+        "0006_path_search",
+        """
+        CREATE VIRTUAL TABLE drawers_fts_paths USING fts5(
+            title, heading, text, path, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO drawers_fts_paths (rowid, title, heading, text, path)
+            SELECT d.rowid, f.title, (SELECT group_concat(value, ' ') FROM json_each(d.heading_path)), d.text, f.path
+            FROM drawers d JOIN files f ON f.id = d.file_id;
+        DROP TABLE drawers_fts;
+        ALTER TABLE drawers_fts_paths RENAME TO drawers_fts;
+        """,
+    ),
 ]
 
 
@@ -344,6 +361,9 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
             continue
         conn.execute("BEGIN IMMEDIATE")
         try:
+            if conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone():
+                conn.execute("COMMIT")  # another process applied it while this one waited
+                continue
             for statement in _statements(sql):
                 conn.execute(statement)
             conn.execute(

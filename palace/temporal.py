@@ -134,7 +134,10 @@ def close_timeline(assertions: Iterable[Assertion], one_value: bool = True) -> d
     ending on the day the fact starts closes it ("was hired and resigned the same day"). A fact
     stays valid through later days that assert only its value (restatements). Facts of
     one day with different values conflict. A fact without a start ends where its text
-    says. A pure function of the set of assertions (the input order is irrelevant).
+    says, and a fact with neither start nor end (read in a note with no date of its own)
+    is superseded by the first dated assertion of another value, with no end (it is not
+    current, and no valid time says when it stopped). A pure function of the
+    set of assertions (the input order is irrelevant).
     """
     items = list(assertions)
     by_day: dict[dt.date, list[Assertion]] = {}
@@ -148,6 +151,14 @@ def close_timeline(assertions: Iterable[Assertion], one_value: bool = True) -> d
     values = {day: {a.value for a in by_day[day]} for day in days}
     out: dict[int, Closure] = {}
     for a in items:
+        if a.valid_from is None and a.value is not None and a.stated_to is None and one_value:
+            # undated (a note with no date of its own): it holds until a dated note says
+            # otherwise, and never closes a dated value itself
+            # (superseded with no end: it enters no valid-time change list)
+            other = next((day for day in days if values[day] != {a.value}), None)
+            superseded_by = min(b.id for b in by_day[other] if b.value != a.value) if other else None
+            out[a.id] = Closure(None, superseded_by)
+            continue
         if a.valid_from is None or a.value is None:
             out[a.id] = Closure(a.stated_to, None)
             continue
@@ -208,8 +219,7 @@ def apply_timelines(conn, groups: Iterable[tuple[int, str]], registry: dict[str,
             continue
         rows = conn.execute(
             "SELECT id, object_id, object_value, valid_from, valid_to, superseded_by, stated_to FROM facts"
-            " WHERE subject_id = ? AND predicate = ? AND invalidated_at IS NULL"
-            " AND (valid_from IS NOT NULL OR stated_to IS NOT NULL)",
+            " WHERE subject_id = ? AND predicate = ? AND invalidated_at IS NULL",
             (subject_id, predicate),
         ).fetchall()
         names = {}

@@ -40,12 +40,15 @@ def test_ask_returns_the_right_drawer(sample_palace, question, expected, n):
     assert expected & set(top_paths(result, n)), (question, top_paths(result, 5))
 
 
-def test_date_window_from_the_question_filters(sample_palace):
+def test_date_window_from_the_question_ranks(sample_palace):
     result = sample_palace.ask("what happened with the Harbor budget in Q3 2024", now=NOW)
     assert result.plan.date_window == {"start": "2024-07-01", "end": "2024-10-01", "granularity": "quarter"}
-    assert result.plan.date_window_mode == "filter"
-    assert "meetings/2024-08-20-harbor-budget-revision.md" in top_paths(result, 3)
-    assert all(hit.date >= "2024-07-01" or "2024" in hit.snippet for hit in result.results)
+    assert result.plan.date_window_mode == "boost"
+    assert top_paths(result, 1) == ["meetings/2024-08-20-harbor-budget-revision.md"]
+    assert all(hit.date >= "2024-07-01" or "2024" in hit.snippet for hit in result.results[:3])
+    deeper = sample_palace.ask("what happened with the Harbor budget in Q3 2024", now=NOW, top_k=50).results
+    pushed = [hit for hit in deeper if any(c.retriever == "outside the window" for c in hit.why.retrievers)]
+    assert pushed and all(hit.date < "2024-07-01" or hit.date >= "2024-10-01" for hit in pushed)
     assert "harbor" in result.plan.terms and "q3" not in result.plan.terms
 
 
@@ -107,14 +110,15 @@ def test_why_contributions_add_up_to_the_score(sample_palace):
 
 def test_json_shape_is_stable(sample_palace):
     data = json.loads(sample_palace.ask("who does Bob Okafor report to", now=NOW).to_json())
-    assert set(data) == {"question", "palace", "plan", "answer", "changes", "facts", "hidden_superseded", "results",
-                         "elapsed_ms"}
-    assert set(data["plan"]) == {"intent", "intent_cue", "now", "terms", "date_window", "date_window_text",
-                                 "date_window_source", "date_window_mode", "entities", "identifiers", "weights",
-                                 "notes"}
+    assert set(data) == {"question", "palace", "plan", "direct", "answer", "changes", "facts", "hidden_superseded",
+                         "results", "elapsed_ms"}
+    assert data["direct"]["kind"] == "fact" and data["direct"]["text"].startswith("Bob Okafor reports to Helen Marsh")
+    assert set(data["plan"]) == {"intent", "intent_cue", "now", "now_source", "terms", "date_window",
+                                 "date_window_text", "date_window_source", "date_window_mode", "entities",
+                                 "identifiers", "weights", "notes"}
     hit = data["results"][0]
     assert set(hit) == {"rank", "drawer_id", "score", "path", "wing", "room", "line_start", "line_end", "date",
-                        "title", "heading_path", "snippet", "why", "same_text_in"}
+                        "date_source", "title", "heading_path", "snippet", "why", "same_text_in"}
     assert set(hit["why"]) == {"retrievers", "matched_terms", "matched_entities", "date_window"}
     assert set(hit["why"]["retrievers"][0]) == {"retriever", "rank", "score", "weight", "rrf"}
     assert any(e["name"] == "Bob Okafor" for e in data["plan"]["entities"])
@@ -136,7 +140,7 @@ def test_query_path_does_not_load_spacy(mined_sample):
     assert out.stdout.strip() == "[]", out.stdout
 
 
-def test_a_window_keeps_an_undated_note_only_when_its_file_was_modified_in_it(tmp_path):
+def test_a_window_ranks_dated_notes_and_leaves_undated_ones_alone(tmp_path):
     import os
 
     from palace.core import Palace
@@ -153,10 +157,18 @@ def test_a_window_keeps_an_undated_note_only_when_its_file_was_modified_in_it(tm
         palace.mine(root)
         result = palace.ask("zebra enclosure in 2019", now=NOW)
         paths = [hit.path for hit in result.results]
+        assert result.plan.date_window_mode == "boost"
         assert paths[0] == "2019-05-01.md"
-        assert "policy.md" in paths
-        assert "2021-05-01.md" not in paths and "rules.md" not in paths
-        assert "1 drawer dated in it (+1 that mention a day in it or whose file was modified in it)" in result.plan.notes[0]
+        # nothing is dropped: the undated notes (mtime only, whatever the mtime) stay
+        # unmarked, the note dated outside the window is pushed below them
+        assert set(paths) == {"2019-05-01.md", "2021-05-01.md", "policy.md", "rules.md"}
+        assert paths.index("2021-05-01.md") == 3
+        why = {hit.path: [c.retriever for c in hit.why.retrievers] for hit in result.results}
+        assert "outside the window" in why["2021-05-01.md"]
+        assert "outside the window" not in why["policy.md"] and "date" not in why["policy.md"]
+        undated = next(hit for hit in result.results if hit.path == "policy.md")
+        assert undated.date is None and undated.date_source == "mtime"
+        assert "1 drawer dated in it, 0 more that mention a day in it" in result.plan.notes[0]
 
 
 def test_copies_of_one_passage_are_folded_into_the_best(tmp_path):

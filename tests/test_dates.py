@@ -106,7 +106,6 @@ DOC_CASES = [
     ("the 4th of July 2024", "2024-07-04", "2024-07-05", "day"),
     ("Tuesday, April 12, 2024", "2024-04-12", "2024-04-13", "day"),
     ("2024-04-12", "2024-04-12", "2024-04-13", "day"),
-    ("12/04/2024", "2024-12-04", "2024-12-05", "day"),  # month first (US)
     ("25/12/2024", "2024-12-25", "2024-12-26", "day"),  # 25 cannot be a month
     ("12.04.2024", "2024-04-12", "2024-04-13", "day"),  # dotted: day first
     ("Feb 23rd", "2024-02-23", "2024-02-24", "day"),
@@ -174,6 +173,31 @@ DOC_CASES = [
 @pytest.mark.parametrize("span,start,end,gran", DOC_CASES)
 def test_interpret_date_forms(span, start, end, gran):
     assert interp(span) == iv(start, end, gran)
+
+
+@pytest.mark.parametrize("order, expected", [(None, None), ("mdy", ("2024-12-04", "2024-12-05")),
+                                             ("dmy", ("2024-04-12", "2024-04-13"))])
+def test_an_ambiguous_numeric_date_reads_as_the_note_writes_them(order, expected):
+    from palace.nlp.date_grammar import NUMERIC_ORDER
+
+    token = NUMERIC_ORDER.set(order)
+    try:
+        found = interp("12/04/2024")
+    finally:
+        NUMERIC_ORDER.reset(token)
+    assert found == (iv(*expected, "day") if expected else None)
+    assert interp("28/03/2018") == iv("2018-03-28", "2018-03-29", "day")  # a part over 12 decides
+    assert interp("03/28/2018") == iv("2018-03-28", "2018-03-29", "day")
+
+
+@pytest.mark.parametrize("text, order", [
+    ("Date: 28/03/2018, then 03/04/2018", "dmy"), ("on 03/28/2018 and 04/05/2018", "mdy"),
+    ("on 03/04/2018", None), ("28/03/2018 and 03/28/2018", None), ("no dates here", None),
+])
+def test_numeric_date_order_comes_from_the_notes_own_evidence(text, order):
+    from palace.nlp.dates import numeric_date_order
+
+    assert numeric_date_order(text) == order
 
 
 @pytest.mark.parametrize("sentence,span,start,end,gran", [

@@ -296,7 +296,7 @@ def test_a_passing_failure_or_an_unreadable_folder_loses_nothing(tmp_path, monke
         palace.mine(root)
         (root / "a.md").write_text("The aardvark note, edited.")
 
-        def denied(path):
+        def denied(path, *_):
             raise Unreadable("permission denied")
 
         real_scandir = discovery.os.scandir
