@@ -34,7 +34,7 @@ from palace.changes import ChangeSet, changes_in_window, changes_since_previous_
 from palace.errors import PalaceNotFound, UsageError
 from palace.facts import UNDATED_SUPERSEDED, FactView, fact_views
 from palace.fusion import Contribution, RankedList, demote, fuse
-from palace.planning import Plan, plan_question, query_terms
+from palace.planning import STOPWORDS, Plan, plan_question, query_terms
 from palace.questions import load_questions
 
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ TITLE_COMMON = 0.05
 #: Below this cosine similarity, with no term, name or fact matched, nothing is found
 #: (all-MiniLM-L6-v2: unrelated passages score about 0.0–0.2).
 VECTOR_FLOOR = 0.3
+#: The RRF weight of the ``place`` list (drawers of a room or wing the question names).
+PLACE_WEIGHT = 0.5
 #: How many fused candidates the window and the question's day may reorder.
 DEMOTE_DEPTH = 200
 #: Facts listed with an answer (the drawers of all of them still rank).
@@ -319,6 +321,13 @@ def ask(
         lists.append(RankedList("date", weights["date"], retrievers.date_list(conn, inside or lists, tiers)))
     if weights.get("recent"):
         lists.append(RankedList("recent", weights["recent"], retrievers.recent(conn, lists)))
+    if retrievers_only is None and not room:
+        named = _named_places(conn, question, wing)
+        if named:
+            notes.append("the question names " + ", ".join(f"{kind} {name!r}" for kind, name in named)
+                         + ": its drawers are raised")
+            weights["place"] = PLACE_WEIGHT
+            lists.append(RankedList("place", PLACE_WEIGHT, retrievers.in_places(conn, lists, named)))
     fused = fuse(lists)
     if retrievers_only is None:
         fused = demote(fused, _demotions(conn, fused, plan, tiers if window_mode == "boost" else None,
@@ -365,6 +374,31 @@ def ask(
         results=tuple(hits),
         elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
     )
+
+
+def _named_places(conn, question: str, wing: str | None) -> list[tuple[str, str]]:
+    """The rooms and wings whose names the question spells out, all their words
+    ("sig-node", "sig node", "leadership council"): ``[("room" | "wing", name)]``. A
+    one-word name counts only written as in the path (a hyphen or digit in it, or a
+    word of four letters or more)."""
+    words = set(re.findall(r"[^\W_]+", question.lower()))
+    joined = " ".join(re.findall(r"[^\W_]+", question.lower()))
+    named = []
+    sql = "SELECT DISTINCT 'room', room FROM files WHERE status = 'indexed' AND room != '.'"
+    params: list = []
+    if wing:
+        sql += " AND wing = ?"
+        params.append(wing)
+    else:
+        sql += " UNION SELECT DISTINCT 'wing', wing FROM files WHERE status = 'indexed'"
+    for kind, name in conn.execute(sql, params):
+        parts = re.findall(r"[^\W_]+", name.lower())
+        if not parts or not set(parts) <= words or " ".join(parts) not in joined:
+            continue
+        if len(parts) == 1 and (len(parts[0]) < 4 or parts[0] in STOPWORDS):
+            continue
+        named.append((kind, name))
+    return named
 
 
 def _contentless(plan: Plan) -> bool:

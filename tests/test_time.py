@@ -115,6 +115,9 @@ def test_folder_names_are_searched(palace):
     result = palace.ask("sig-kestrel", now=NOW)
     assert result.results[0].path == "sig-kestrel/README.md"
     assert result.results[0].room == "sig-kestrel"
+    named = palace.ask("what does the sig kestrel group own", now=NOW)
+    assert "the question names room 'sig-kestrel': its drawers are raised" in named.plan.notes
+    assert named.results[0].path == "sig-kestrel/README.md"
     root_note = palace.ask("crowd Lisbon", now=NOW).results[0]
     assert root_note.path == "crowd.md" and root_note.room == root_note.wing  # not "."
 
