@@ -77,9 +77,19 @@ def ask(
         if failed:
             raise typer.Exit(1)
         return
+    from palace.errors import PalaceError
+
     with Palace.open(palace_dir, create=False) as palace:
-        result = palace.ask(question, top_k=top_k, wing=wing, room=room, since=since_day, until=until_day,
-                            now=now_day, history=history)
+        try:
+            result = palace.ask(question, top_k=top_k, wing=wing, room=room, since=since_day, until=until_day,
+                                now=now_day, history=history)
+        except PalaceError as exc:
+            if as_json:  # scripts read stdout: the error as JSON there too, beside stderr's
+                import json
+
+                typer.echo(json.dumps({"question": question, "error": exc.message, "hint": exc.hint},
+                                      ensure_ascii=False))
+            raise
     if as_json:
         typer.echo(result.to_json())
         return
@@ -162,6 +172,9 @@ def render(result, *, explain: bool = False) -> None:
         for line in direct.text.splitlines():
             said, _, cited = line.partition(" — ")
             out.print(f"  [bold]{escape(said)}[/]" + (f"[dim] — {escape(cited)}[/]" if cited else ""))
+        if direct.kind == "changes" and result.changes is not None and not explain:
+            out.print(f"  [dim]{result.changes.total} changes read from the notes (one line per change,"
+                      f" however many notes state it); --explain lists each[/]")
     else:
         out.print(f"  [yellow]{escape(direct.text)}[/]")
     if result.changes is not None and (explain or len(direct.text.splitlines()) > DIRECT_LINES):

@@ -25,7 +25,7 @@ Bob, then ``leads`` of Bob); the first the graph has any fact for answers.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from palace.errors import UsageError
@@ -103,10 +103,11 @@ def _change_lines(changes) -> list[str]:
                 f"{change.kind}: {words} {fact.object}"
             if fact.subject != group.entity:
                 said = f"{fact.subject} {said}"
-            said_at.setdefault((said, day), [fact, 0])[1] += 1
-        for (said, day), (fact, count) in said_at.items():
+            cited = change.replaced_at or _cite(fact)  # a replacement is cited where it was said
+            said_at.setdefault((said, day), [cited, 0])[1] += 1
+        for (said, day), (cited, count) in said_at.items():
             also = f" (and {count - 1} more note{'' if count == 2 else 's'})" if count > 1 else ""
-            lines.append(f"{group.entity}: {said} ({day}) — {_cite(fact)}{also}")
+            lines.append(f"{group.entity}: {said} ({day}) — {cited}{also}")
     return lines
 
 
@@ -230,7 +231,7 @@ def answer_question(palace: "Palace", plan: "Plan", *, wing: str | None = None) 
     if kind == "state" and cardinality == "one" and chosen.side == "subject" and len(values) == 1:
         following = _following(timeline, values[-1], chosen.side, today)
     text = _text(chosen, values, previous, has_facts=bool(timeline), past=past, day=day, during=during,
-                 following=following)
+                 following=following, today=today)
     return Answer(
         subject=chosen.name, predicate=chosen.predicate, side=chosen.side, cardinality=cardinality, kind=kind,
         as_of=day.isoformat(), during=during, values=tuple(values), previous=previous, text=text, cue=chosen.cue,
@@ -348,7 +349,11 @@ def _following(timeline: tuple[FactView, ...], value: AnswerValue, side: str, no
     return min(later, key=lambda f: (f.valid_from, f.id), default=None)
 
 
-def _span(value: AnswerValue) -> str:
+def _span(value: AnswerValue, today: dt.date | None = None) -> str:
+    """``from → to``, ``since from``, ``until to``; an end after ``today`` (the day the
+    question is asked on, ``--now``) is not known yet and is left out."""
+    if today is not None and value.valid_to and value.valid_to > today.isoformat():
+        value = replace(value, valid_to=None)
     if value.valid_from and value.valid_to:
         return f"{value.valid_from} → {value.valid_to}"
     if value.valid_from:
@@ -358,7 +363,7 @@ def _span(value: AnswerValue) -> str:
 
 def _text(asked: "FactQuestion", values: list[AnswerValue], previous: AnswerValue | None, *,
           has_facts: bool, past: bool, day: dt.date, during: dict | None,
-          following: FactView | None = None) -> str:
+          following: FactView | None = None, today: dt.date | None = None) -> str:
     """The answer in words, one line per value."""
     when = f"during {during['start']} → {during['end']}" if during else f"on {day.isoformat()}"
     if not values:
@@ -380,5 +385,5 @@ def _text(asked: "FactQuestion", values: list[AnswerValue], previous: AnswerValu
         conflict = "; notes of the same day say otherwise" if value.conflicts_with else ""
         if following is not None and index == len(values) - 1:
             extra += f"; since replaced by {_value_of(following, asked.side)} (from {following.valid_from})"
-        lines.append(f"{said} ({_span(value)}{extra}{conflict}) — {value.cite()}")
+        lines.append(f"{said} ({_span(value, today)}{extra}{conflict}) — {value.cite()}")
     return "\n".join(lines)

@@ -33,12 +33,14 @@ CHANGE_LIMIT = 500
 class Change:
     """One change to one fact: ``kind`` is one of :data:`KINDS`; ``day`` is when, as an ISO
     day (valid time) or moment (recorded time); ``replaced_by`` is the value that superseded
-    it, if any; ``fact`` is the fact with its citation."""
+    it, if any, and ``replaced_at`` where that was said (``path:line``); ``fact`` is the
+    fact with its citation."""
 
     kind: str
     day: str
     fact: FactView
     replaced_by: str | None = None
+    replaced_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def changes_in_window(
             found.append(Change("began", view.valid_from, view))
         if view.valid_to and s <= view.valid_to < e and view.predicate not in events:
             kind = "superseded" if view.superseded_by else "ended"
-            found.append(Change(kind, view.valid_to, view, by_id.get(view.superseded_by)))
+            found.append(Change(kind, view.valid_to, view, *by_id.get(view.superseded_by, (None, None))))
     last = (end - dt.timedelta(days=1)).isoformat() if end < dt.date.max else "today"
     first = "the beginning" if start <= dt.date.min else s
     description = f"facts that began, ended or were superseded from {first} to {last} (valid time)"
@@ -191,7 +193,7 @@ def changes_since_previous_mining(
         elif view.recorded_at > cutoff:
             found.append(Change("began", view.recorded_at, view))
         elif view.superseded_by:
-            found.append(Change("superseded", view.valid_to or "", view, by_id.get(view.superseded_by)))
+            found.append(Change("superseded", view.valid_to or "", view, *by_id.get(view.superseded_by, (None, None))))
     if previous is not None:
         description = f"since the previous mining (finished {cutoff}), in recorded time"
     elif latest is not None:
@@ -201,17 +203,21 @@ def changes_since_previous_mining(
     return ChangeSet("recorded time", cutoff or None, None, description, _grouped(found), len(found), truncated)
 
 
-def _values(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
-    """The value (object name or literal) of each fact id."""
+def _values(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[str, str]]:
+    """The value (object name or literal) of each fact id, and where it was stated
+    (``path:line``, the path alone once its drawer is gone)."""
     if not ids:
         return {}
     marks = ",".join("?" * len(ids))
-    return {
-        r[0]: r[1] for r in conn.execute(
-            f"SELECT f.id, coalesce(o.name, f.object_value) FROM facts f LEFT JOIN entities o ON o.id = f.object_id"
-            f" WHERE f.id IN ({marks})", ids,
-        )
-    }
+    out = {}
+    for r in conn.execute(
+        f"SELECT f.id, coalesce(o.name, f.object_value), f.path, d.line_start, d.text, f.char_start FROM facts f"
+        f" LEFT JOIN entities o ON o.id = f.object_id LEFT JOIN drawers d ON d.id = f.drawer_id"
+        f" WHERE f.id IN ({marks})", ids,
+    ):
+        line = r[3] + r[4][:r[5]].count("\n") if r[3] is not None and r[4] is not None else None
+        out[r[0]] = (r[1], f"{r[2]}:{line}" if line else r[2])
+    return out
 
 
 def _grouped(found: list[Change]) -> tuple[ChangeGroup, ...]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
@@ -71,6 +72,19 @@ class FactsResult:
 UNDATED_SUPERSEDED = "(f.valid_from IS NULL AND f.valid_to IS NULL AND f.superseded_by IS NOT NULL)"
 
 
+#: SQL condition (one parameter: a day) of a fact with no start ("instead of Priya": it
+#: ended, from an unknown start) whose value the notes state with a start only after the
+#: day: nothing says it held then ("who did Bob report to" on a day before any note).
+NOT_BEGUN_BY = (
+    "(f.valid_from IS NULL AND EXISTS (SELECT 1 FROM facts g WHERE g.subject_id = f.subject_id"
+    " AND g.predicate = f.predicate AND g.object_id IS f.object_id AND g.object_value IS f.object_value"
+    " AND g.invalidated_at IS NULL AND g.valid_from IS NOT NULL)"
+    " AND NOT EXISTS (SELECT 1 FROM facts g WHERE g.subject_id = f.subject_id AND g.predicate = f.predicate"
+    " AND g.object_id IS f.object_id AND g.object_value IS f.object_value AND g.invalidated_at IS NULL"
+    " AND g.valid_from <= ?))"
+)
+
+
 def holds_now(registry: dict, day: dt.date, alias: str = "f") -> tuple[str, list]:
     """The SQL condition (and its parameters) of a fact that still holds on ``day``: not
     invalidated, not superseded, and — for a state — begun and not ended by then (a state
@@ -132,8 +146,9 @@ def facts(
     if as_of:
         day = as_of.isoformat()
         clauses.append("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
-                       f" AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL) AND NOT {UNDATED_SUPERSEDED}")
-        params += [day, day]
+                       f" AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL) AND NOT {UNDATED_SUPERSEDED}"
+                       f" AND NOT {NOT_BEGUN_BY}")
+        params += [day, day, day]
     if known_at:
         clauses.append("f.recorded_at <= ? AND (f.invalidated_at IS NULL OR f.invalidated_at > ?)")
         moment = known_at if "T" in known_at else known_at + "T23:59:59"
@@ -221,4 +236,10 @@ def readable(sentence: str) -> str:
     whitespace collapsed. The stored sentence keeps the note's own characters."""
     from palace.nlp.markup import plain_text_for_ner
 
-    return " ".join(plain_text_for_ner(sentence).split())
+    return tidy(plain_text_for_ner(sentence))
+
+
+def tidy(text: str) -> str:
+    """Whitespace collapsed, and no space left before punctuation where markup was
+    blanked ("**Priya Raman**," → "Priya Raman,")."""
+    return re.sub(r"\s+([,.;:!?)\]])", r"\1", " ".join(text.split()))

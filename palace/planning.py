@@ -405,9 +405,13 @@ def plan_question(
             if not changes and (window.granularity == "day" or _POINT.match(window_text)
                                 or re.search(r"\bas\s*$", before, re.I)):
                 point = min(window.end - dt.timedelta(days=1), now)
-                point_text, now, now_source = window_text.strip(), point, "question"
-                notes.append(f"{point_text!r} is a point in time: facts valid on {point}; notes written after it"
-                             " are pushed down")
+                point_text = window_text.strip()
+                if point < window.end - dt.timedelta(days=1) and point < window.start:
+                    notes.append(f"{point_text!r} lies after --now {now}: facts valid on {now}, what was known then")
+                else:
+                    notes.append(f"{point_text!r} is a point in time: facts valid on {point}; notes written after it"
+                                 " are pushed down")
+                now, now_source = point, "question"
                 point_only = window.granularity != "day"
             else:
                 point_only = False

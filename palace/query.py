@@ -32,7 +32,7 @@ from palace import retrievers
 from palace.answers import Answer, Direct, answer_question, direct_answer
 from palace.changes import ChangeSet, changes_in_window, changes_since_previous_mining
 from palace.errors import PalaceNotFound, UsageError
-from palace.facts import UNDATED_SUPERSEDED, FactView, fact_views
+from palace.facts import UNDATED_SUPERSEDED, FactView, fact_views, tidy
 from palace.fusion import Contribution, RankedList, demote, fuse
 from palace.planning import STOPWORDS, Plan, plan_question, query_terms
 from palace.questions import load_questions
@@ -269,7 +269,8 @@ def ask(
     changes: ChangeSet | None = None
     if weights.get("changes"):
         if plan.window is not None and window_mode in ("filter", "boost"):
-            changes = changes_in_window(conn, plan.window.start, plan.window.end, entity_ids=entity_ids,
+            end = min(plan.window.end, (plan.now or dt.date.today()) + dt.timedelta(days=1))  # nothing after --now
+            changes = changes_in_window(conn, plan.window.start, max(end, plan.window.start), entity_ids=entity_ids,
                                         wing=wing, room=room, registry=palace.registry)
         else:
             changes = changes_since_previous_mining(conn, entity_ids=entity_ids, wing=wing, room=room,
@@ -633,7 +634,7 @@ def _snippet(text: str, terms: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     if best_end - best_start <= SNIPPET_CHARS:
         start = max(0, min(best_start, best_end - SNIPPET_CHARS))  # the whole sentence, with what leads to it
         start = max(start, best_start - (SNIPPET_CHARS - (best_end - best_start)) // 2)
-    piece = " ".join(plain[start:start + SNIPPET_CHARS].split())
+    piece = tidy(plain[start:start + SNIPPET_CHARS])
     prefix = "…" if plain[:start].strip() else ""
     suffix = "…" if plain[start + SNIPPET_CHARS:].strip() else ""
     return prefix + piece + suffix, found

@@ -22,6 +22,8 @@ NOTES = {
     "2024-01-10.md": "# Org\n\nDana Reyes reports to Priya Shah.\n",
     "2025-01-20.md": "# Reorg\n\nDana Reyes now reports to Ravi Menon.\n",
     "2023-06-05.md": "# June standup\n\nThe zebra enclosure fence was painted green.\n",
+    "2024-02-01.md": "# Team\n\nTom Hale reports to Ben Cole.\n",
+    "2024-07-05.md": "# All hands\n\nFrom 1 July, Tom Hale reports to Ada Park instead of Ben Cole.\n",
     "2024-11-02.md": "# Budget\n\nThe heron budget was cut. Mara +1 on the cut.\n",
     # copied in with no date of its own: its mtime says nothing about when it was written
     "policy.md": "# Pay policy\n\nDana Reyes reports to Olga Berg.\nThe heron budget policy is strict.\n",
@@ -64,7 +66,8 @@ def test_an_undated_note_never_supersedes_a_dated_fact(palace):
     assert [v.value for v in answer.values] == ["Ravi Menon"]
     changes = palace.ask("what changed in 2024", now=NOW).changes
     assert changes.basis == "valid time"
-    assert [c.fact.object for g in changes.groups for c in g.changes if c.fact.predicate == "reports_to"] == ["Priya Shah"]
+    assert [c.fact.object for g in changes.groups for c in g.changes
+            if c.fact.predicate == "reports_to" and c.fact.subject == "Dana Reyes"] == ["Priya Shah"]
 
 
 
@@ -79,6 +82,24 @@ def test_a_point_in_the_question_is_the_day_asked_about(palace):
     # notes written after the day asked about are pushed down
     later = [h for h in result.results if h.path == "2025-01-20.md"]
     assert later and any(c.retriever == "written after 2024-06-30" for c in later[0].why.retrievers)
+
+
+def test_now_bounds_what_the_answer_may_know(palace, mined):
+    # an end that lies after --now is not known yet
+    early = palace.ask("who does Dana Reyes report to", now=dt.date(2024, 6, 1))
+    assert early.direct.text.startswith("Dana Reyes reports to Priya Shah (since 2024-01-10) — 2024-01-10.md:3")
+    # "instead of Ben Cole", read in a note of July 2024, says nothing of 2023
+    before_any = palace.ask("who does Tom Hale report to", now=dt.date(2023, 6, 1))
+    assert before_any.answer.values == () and before_any.direct.kind == "no fact"
+    assert [v.value for v in palace.ask("who does Tom Hale report to", now=dt.date(2024, 3, 1)).answer.values] == [
+        "Ben Cole"]
+    # a change list stops at --now
+    changes = palace.ask("what changed in 2024", now=dt.date(2024, 5, 1)).changes
+    assert changes.end == "2024-05-02"
+    assert all(c.day <= "2024-05-01" for g in changes.groups for c in g.changes)
+    # a refused question still prints JSON for scripts
+    out = CliRunner().invoke(app, ["ask", "?!", "--json", "--palace", str(mined)])
+    assert out.exit_code == 1 and json.loads(out.stdout.splitlines()[0])["error"].startswith("the question '?!'")
 
 
 def test_a_span_lists_the_facts_valid_in_it(palace):
