@@ -89,7 +89,7 @@ def _render_profile(card) -> None:
         out.print(f"aliases: {escape(', '.join(card.aliases))}")
     out.print(
         f"mentions: {card.mentions} in {card.drawers} drawers of {card.files} files   "
-        f"first seen {card.first_seen or '—'}, last seen {card.last_seen or '—'}   facts: {card.facts} current   "
+        f"first seen {card.first_seen or '—'}, last seen {card.last_seen or '—'}   facts: {len(card.current)} current ({card.facts} statements)   "
         f"degree: {card.degree}"
     )
     for f in card.current:
@@ -102,7 +102,7 @@ def _render_profile(card) -> None:
     if card.recent:
         out.print("latest mentions:")
     for c in card.recent:
-        out.print(f"  [cyan]{escape(c.path)}:{c.line_start}-{c.line_end}[/]  [dim]{c.date or ''}[/]  {escape(c.surface)}")
+        out.print(f"  [cyan]{escape(c.path)}:{c.line_start}-{c.line_end}[/]  [dim]{c.date or 'undated'}[/]  {escape(c.surface)}")
 
 
 def _render_aliases(report) -> None:

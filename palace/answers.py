@@ -62,10 +62,12 @@ class Direct:
 
 
 def direct_answer(answer: "Answer | None", changes, facts: tuple[FactView, ...], *, found: bool,
-                  question: str = "") -> Direct:
+                  question: str = "", when: bool = False) -> Direct:
     """Build the :class:`Direct` answer from what ``ask`` read: the one-fact ``answer``,
     the change set (:class:`palace.changes.ChangeSet`), the typed ``facts`` about the
-    question's names, and whether any drawer passed the floor (``found``)."""
+    question's names, and whether any drawer passed the floor (``found``). For a "when"
+    question (``when``) each fact leads with its date: ``2024-09-02: Alice Chen works at
+    Acme Robotics (since …)``."""
     if answer is not None and answer.values:
         return Direct("fact", answer.text)
     if changes is not None and changes.groups:
@@ -73,7 +75,9 @@ def direct_answer(answer: "Answer | None", changes, facts: tuple[FactView, ...],
         more = len(lines) - DIRECT_LINES
         return Direct("changes", "\n".join(lines[:DIRECT_LINES] + ([f"… and {more} more below"] if more > 0 else [])))
     if facts:
-        lines = [f"{_fact_words(f)} ({_interval(f)}) — {_cite(f)}" for f in facts[:DIRECT_LINES]]
+        ordered = sorted(facts, key=lambda f: f.valid_from or "9999") if when else facts
+        lines = [(f"{f.valid_from or 'date unknown'}: " if when else "") + f"{_fact_words(f)} ({_interval(f)})"
+                 f" — {_cite(f)}" for f in ordered[:DIRECT_LINES]]
         more = len(facts) - DIRECT_LINES
         return Direct("facts", "\n".join(lines + ([f"… and {more} more below"] if more > 0 else [])))
     if not found:

@@ -32,7 +32,8 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class Citation:
-    """Where an entity is mentioned: path, 1-based line span of the drawer, its date."""
+    """Where an entity is mentioned: path, 1-based line span of the drawer, its date (None
+    for a note with no date of its own)."""
 
     path: str
     wing: str
@@ -50,7 +51,8 @@ class EntityProfile:
     (``CONCEPT`` too when a note's front matter names it); ``first_seen``/``last_seen``
     the earliest and latest dates of the drawers that mention it (ISO days; notes dated
     only by their file time count only when no other note mentions it); ``facts``
-    counts its current facts; ``current`` lists its current typed facts, one per value
+    counts the statements of its current typed facts (a value restated in three notes
+    counts three); ``current`` lists its current typed facts, one per value
     (the earliest statement; :class:`palace.facts.FactView`, ``mentioned_with`` left out); ``related`` are its
     strongest neighbours and ``degree`` how many entities it shares a sentence with;
     ``recent`` the latest mentions; ``ambiguous_with`` the people a short name like
@@ -122,10 +124,6 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
         f" WHERE m.entity_id IN ({marks})",
         ids,
     ).fetchone()
-    facts = conn.execute(
-        f"SELECT count(*) FROM facts WHERE invalidated_at IS NULL AND (subject_id IN ({marks}) OR object_id IN ({marks}))",
-        ids + ids,
-    ).fetchone()[0]
     graph = nx.Graph()
     for subject, obj in conn.execute(
         f"SELECT subject_id, object_id FROM facts WHERE predicate = 'mentioned_with' AND invalidated_at IS NULL"
@@ -158,9 +156,12 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
     citations = tuple(
         Citation(r["path"], r["wing"], r["line_start"], r["line_end"], r["date_start"], r["surface"])
         for r in conn.execute(
-            f"SELECT f.path, f.wing, d.line_start, d.line_end, d.date_start, min(m.surface) AS surface"
+            f"SELECT f.path, f.wing, d.line_start, d.line_end,"
+            f" CASE WHEN f.doc_date_source = 'mtime' AND d.date_start = f.doc_date THEN NULL ELSE d.date_start END"
+            f" AS date_start, min(m.surface) AS surface"
             f" FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
-            f" WHERE m.entity_id IN ({marks}) GROUP BY d.id ORDER BY d.date_start DESC, f.path LIMIT ?",
+            f" WHERE m.entity_id IN ({marks}) GROUP BY d.id"
+            f" ORDER BY date_start IS NULL, date_start DESC, f.path LIMIT ?",
             (*ids, recent),
         )
     )
@@ -179,6 +180,7 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
         if value not in seen_values:
             seen_values.add(value)
             current.append(view)
+    facts = len(stated)
     current = tuple(current[:40])
     labels = [r[0] for r in conn.execute(
         f"SELECT label FROM mentions WHERE entity_id IN ({marks}) AND label IS NOT NULL GROUP BY label"

@@ -34,6 +34,7 @@ from palace.changes import ChangeSet, changes_in_window, changes_since_previous_
 from palace.errors import PalaceNotFound, UsageError
 from palace.facts import UNDATED_SUPERSEDED, FactView, fact_views, tidy
 from palace.fusion import Contribution, RankedList, demote, fuse
+from palace.nlp.extraction import entity_key
 from palace.planning import STOPWORDS, Plan, plan_question, query_terms
 from palace.questions import load_questions
 
@@ -362,7 +363,8 @@ def ask(
         notes=tuple(notes),
     )
     shown_facts = facts if plan.intent in FACT_INTENTS else ()
-    direct = direct_answer(answer, changes, shown_facts, found=found, question=question)
+    direct = direct_answer(answer, changes, _facts_asked(plan, shown_facts, palace.registry), found=found,
+                           question=question, when=bool(_WHEN.match(question)))
     return AskResult(
         question=question,
         palace=str(palace.path),
@@ -400,6 +402,21 @@ def _named_places(conn, question: str, wing: str | None) -> list[tuple[str, str]
             continue
         named.append((kind, name))
     return named
+
+
+_WHEN = re.compile(r"\s*(?:when|since when|what (?:day|date|year|month))\b", re.IGNORECASE)
+
+
+def _facts_asked(plan: Plan, facts: tuple[FactView, ...], registry: dict) -> tuple[FactView, ...]:
+    """Of the facts about the question's names, those a "when" question asks about: the
+    ones between two of its names ("when did Alice Chen join Acme Robotics"), else those
+    whose predicate it names, else all of them; other questions keep all of them."""
+    if not facts or not _WHEN.match(plan.question):
+        return facts
+    names = {entity_key(e.name) for e in plan.entities} | {entity_key(e.text) for e in plan.entities}
+    between = tuple(f for f in facts if entity_key(f.subject) in names and entity_key(f.object) in names)
+    named = _named_predicates(plan.terms, registry)
+    return between or tuple(f for f in facts if f.predicate in named) or facts
 
 
 def _contentless(plan: Plan) -> bool:

@@ -102,6 +102,13 @@ def test_now_bounds_what_the_answer_may_know(palace, mined):
     assert out.exit_code == 1 and json.loads(out.stdout.splitlines()[0])["error"].startswith("the question '?!'")
 
 
+def test_a_when_question_leads_with_the_date_of_the_fact_it_names(palace):
+    result = palace.ask("when did Dana Reyes start reporting to Ravi Menon", now=NOW)
+    assert result.direct.kind == "facts"
+    assert result.direct.text.splitlines() == [
+        "2025-01-20: Dana Reyes reports to Ravi Menon (since 2025-01-20) — 2025-01-20.md:3"]
+
+
 def test_a_span_lists_the_facts_valid_in_it(palace):
     result = palace.ask("tell me about Dana Reyes in 2024", now=NOW)
     assert result.plan.date_window_mode == "boost"
