@@ -38,6 +38,11 @@ non-whitespace character of ``source[body_start:]`` is in exactly one chunk;
 max_tokens`` for every chunk (checked with the real counter, not an estimate). The
 result is a pure function of the arguments.
 
+A text counts at least one token per :data:`MAX_CHARS_PER_TOKEN` characters, whatever
+the tokenizer says: WordPiece reads a word over 100 characters as one ``[UNK]``, and a
+1.2-million-character run without spaces would otherwise be one "short" drawer that no
+NER pipeline accepts. A chunk is therefore at most ``max_tokens × 16`` characters.
+
 Token counting: ``count_tokens(texts)`` returns one count per text, special tokens
 included. Piece counts are estimated as additive (``count(a + b) ≈ count(a) + count(b) -
 count("")``), which holds for WordPiece when pieces meet at whitespace; every chunk is
@@ -116,6 +121,10 @@ class _Section:
         self.ancestors = ancestors  # ids (into titles) of the enclosing headings, itself last
 
 
+
+#: A chunk counts at least one token per this many characters (see the module docstring).
+MAX_CHARS_PER_TOKEN = 16
+
 def chunk_markdown(
     source: str,
     *,
@@ -149,7 +158,13 @@ def chunk_markdown(
         raise ValueError(f"target_tokens {target_tokens} must be in 1..max_tokens ({max_tokens})")
     if not _NONSPACE_RE.search(source, body_start):
         return []
-    return _Chunker(source, body_start, count_tokens, max_tokens, target_tokens).run()
+    def bounded(texts: list[str]) -> list[int]:  # a run without spaces is one [UNK] to WordPiece
+        counts = count_tokens(texts)
+        if len(counts) != len(texts):
+            return counts  # the chunker reports the wrong number of counts
+        return [max(count, -(-len(text) // MAX_CHARS_PER_TOKEN)) for count, text in zip(counts, texts)]
+
+    return _Chunker(source, body_start, bounded, max_tokens, target_tokens).run()
 
 
 class _Chunker:

@@ -116,8 +116,11 @@ def walk(root: Path, path_filter: PathFilter | None = None) -> Iterator[Decision
     """Yield a :class:`Decision` for every file and skipped folder under ``root``.
 
     Sorted by path within each folder (deterministic). Folders that are skipped are
-    yielded once and not entered. Links are followed only inside ``root`` and each real
-    folder is entered once, so links never lead out of the root or round in circles.
+    yielded once and not entered. Links to folders are followed only inside ``root`` and
+    each real folder is entered once, so links never lead out of the root or round in
+    circles; a link to a note is skipped (the note is mined at its own path, once).
+    Special files (FIFOs, sockets, devices) and names that are not valid UTF-8 are skipped
+    with their reason.
     """
     root = root.resolve()
     path_filter = path_filter or PathFilter(root)
@@ -142,9 +145,19 @@ def walk(root: Path, path_filter: PathFilter | None = None) -> Iterator[Decision
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:  # bytes no encoding explains: recorded under a readable name
+                shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                yield Decision(shown, "skip", "file name is not valid UTF-8", False)
+                continue
+            try:
                 is_link = entry.is_symlink()
                 is_dir = entry.is_dir(follow_symlinks=True)
+                is_file = is_dir or entry.is_file(follow_symlinks=True)
             except OSError:
+                continue
+            if not is_file and not is_link:  # a FIFO would block the read for ever
+                yield Decision(rel, "skip", "not a regular file (a FIFO, socket or device)", False)
                 continue
             if is_link:
                 try:
@@ -154,6 +167,9 @@ def walk(root: Path, path_filter: PathFilter | None = None) -> Iterator[Decision
                     continue
                 if target != root and root not in target.parents:
                     yield Decision(rel, "skip", "link leads outside the root", is_dir)
+                    continue
+                if not is_dir:  # the note is mined at its own path
+                    yield Decision(rel, "skip", f"link to {target.relative_to(root).as_posix()}, mined there", False)
                     continue
             decision = path_filter.decide(rel, is_dir)
             if is_dir:

@@ -118,7 +118,13 @@ def extract_text(
         extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(palace_dir)), trace=True)
     if owner is None:
         owner = read_config(palace_dir).get("owner") if palace_dir else None
-    metadata, body_start = split_front_matter(text)
+    from palace.errors import UsageError
+    from palace.reading import Unreadable
+
+    try:
+        metadata, body_start = split_front_matter(text)
+    except Unreadable as exc:
+        raise UsageError(f"the text cannot be read: {exc.reason}", hint="shorten or simplify its front matter") from None
     body = text[body_start:]
     if not title:
         title = str(metadata.get("title") or "").strip() or next(

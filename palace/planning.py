@@ -377,6 +377,8 @@ def plan_question(
             )
         start = since or dt.date.min
         end = until + dt.timedelta(days=1) if until and until < dt.date.max else dt.date.max
+        if start >= end:
+            raise UsageError(f"--since {since} leaves no day to search", hint="give an earlier day to --since")
         window, source = DateInterval(start, end, "range"), "options"
         found = find_date_window(question, now, fiscal_year_start)
         if found is not None:

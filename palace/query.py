@@ -205,6 +205,8 @@ def ask(
     """
     started = time.perf_counter()
     conn = palace.conn
+    # bytes no encoding explains (a shell's stray \xff) become U+FFFD, not a crash
+    question = question.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     if not question.strip():
         raise UsageError("the question is empty", hint='ask in words, e.g. palace ask "what did we decide"')
     if conn.execute("SELECT 1 FROM drawers LIMIT 1").fetchone() is None:

@@ -17,6 +17,9 @@ from __future__ import annotations
 import codecs
 import datetime as dt
 import hashlib
+import os
+import re
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,12 +94,20 @@ def content_hash(data: bytes) -> str:
 
 
 def read_bytes(path: Path) -> tuple[bytes, float]:
-    """Read a file's bytes and mtime; raise :class:`Unreadable` if it is too large or gone."""
+    """Read a file's bytes and mtime; raise :class:`Unreadable` if it is too large, gone,
+    or not a regular file (opened without blocking: a FIFO put in its place never hangs
+    the read)."""
     try:
-        st = path.stat()
-        if st.st_size > MAX_FILE_BYTES:
-            raise Unreadable(f"too large ({st.st_size:,} bytes > {MAX_FILE_BYTES:,})", "skipped")
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            if stat.S_ISDIR(st.st_mode):
+                raise Unreadable("is a directory", "skipped")
+            if not stat.S_ISREG(st.st_mode):
+                raise Unreadable("not a regular file (a FIFO, socket or device)", "skipped")
+            if st.st_size > MAX_FILE_BYTES:
+                raise Unreadable(f"too large ({st.st_size:,} bytes > {MAX_FILE_BYTES:,})", "skipped")
+            data = handle.read()
     except FileNotFoundError:
         raise Unreadable("vanished before it could be read") from None
     except PermissionError:
@@ -157,10 +168,21 @@ def _normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+#: Front matter longer than this is refused (a note's fields, not a data file).
+MAX_FRONT_MATTER_CHARS = 65_536
+#: More YAML aliases (``*name``) than this in front matter is refused: nested aliases
+#: expand exponentially (387 bytes took 31 s and 683 MB).
+MAX_YAML_ALIASES = 16
+_YAML_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s\[\]{},]+", re.MULTILINE)
+
+
 def split_front_matter(text: str) -> tuple[dict[str, Any], int]:
     """Return ``(metadata, body_start)``; ``({}, 0)`` when there is no front matter.
 
     Front matter that is not valid YAML, or not a mapping, is treated as body text.
+    Raises :class:`Unreadable` (``failed``) for front matter over
+    :data:`MAX_FRONT_MATTER_CHARS` characters or with more than :data:`MAX_YAML_ALIASES`
+    aliases.
     """
     from frontmatter.default_handlers import YAMLHandler
 
@@ -171,6 +193,13 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], int]:
         return {}, 0
     try:
         fm, content = handler.split(text)
+    except Exception:  # no closing fence: the note is still a note
+        return {}, 0
+    if len(fm) > MAX_FRONT_MATTER_CHARS:
+        raise Unreadable(f"front matter over {MAX_FRONT_MATTER_CHARS:,} characters")
+    if len(_YAML_ALIAS.findall(fm)) > MAX_YAML_ALIASES:  # a "billion laughs" grows with every level
+        raise Unreadable(f"front matter uses more than {MAX_YAML_ALIASES} YAML aliases")
+    try:
         metadata = handler.load(fm) or {}
     except Exception:  # malformed YAML: the note is still a note
         return {}, 0

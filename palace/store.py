@@ -35,6 +35,7 @@ Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_run
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -321,25 +322,45 @@ MIGRATIONS: list[tuple[str, str]] = [
 
 
 def connect(palace_dir: Path) -> sqlite3.Connection:
-    """Open (creating if needed) ``palace_dir/palace.db`` and bring its schema up to date.
+    """Open (creating if needed; the folder made owner-only, :func:`private`)
+    ``palace_dir/palace.db`` and bring its schema up to date.
 
     Returns a connection in autocommit mode (``isolation_level=None``; callers open
     transactions with :func:`transaction`), WAL journal, ``busy_timeout`` 30 s, foreign
     keys on, rows as :class:`sqlite3.Row`.
 
-    Raises :class:`SchemaError` when the database holds migrations this version does not know.
+    Raises :class:`SchemaError` when the database holds migrations this version does not
+    know, or is not a database SQLite can open and write (damaged, truncated, read-only).
     """
     palace_dir.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(
-        palace_dir / DB_FILENAME, isolation_level=None, check_same_thread=False, timeout=30.0
-    )
-    conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA busy_timeout = 30000")
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA foreign_keys = ON")
-    migrate(conn)
+    private(palace_dir)
+    path = palace_dir / DB_FILENAME
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA busy_timeout = 30000")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrate(conn)
+    except sqlite3.DatabaseError as exc:  # not a database, truncated, read-only, locked for good
+        raise SchemaError(
+            f"{path} cannot be opened: {exc}",
+            hint="if it is damaged, move it aside and mine again (the notes are the source); if it is"
+                 " read-only, give write access",
+        ) from None
     return conn
+
+
+def private(palace_dir: Path) -> None:
+    """Make the palace folder owner-only (0700), whatever the umask: drawers, vectors and
+    the watcher's log hold the notes' text and paths, and no other local user may read
+    them through it. A folder owned by someone else is left as it is."""
+    try:
+        if palace_dir.stat().st_uid == os.getuid() and palace_dir.stat().st_mode & 0o077:
+            palace_dir.chmod(0o700)
+    except (OSError, AttributeError):  # no getuid (Windows), or not ours to change
+        pass
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:

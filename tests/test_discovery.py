@@ -57,7 +57,9 @@ def test_links_stay_inside_the_root_and_never_loop(tmp_path):
     decisions = {d.path: d for d in walk(root)}
     assert decisions["escape"].action == "skip" and "outside" in decisions["escape"].reason
     assert decisions["inner/loop"].action == "skip" and "loop" in decisions["inner/loop"].reason
-    assert decisions["alias.md"].action == "mine"
+    # a link to a note inside the root: the note is mined once, at its own path
+    assert decisions["alias.md"].action == "skip" and decisions["alias.md"].reason == "link to inner/n.md, mined there"
+    assert decisions["inner/n.md"].action == "mine"
     assert not any("leak" in p for p in decisions)
 
 

@@ -1,0 +1,102 @@
+"""Faults end in a recorded reason, never a hang or a traceback (issue 12): special
+files, undecodable file names, links to notes, over-long runs without spaces — through
+real mining (spaCy, SQLite, Chroma, the packaged model)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from palace.core import Palace
+
+
+@pytest.fixture(scope="module")
+def faulty(tmp_path_factory):
+    """A folder of one good note and one of each fault, mined once in a child process
+    with a time limit (a FIFO used to block ``open`` for ever)."""
+    root = tmp_path_factory.mktemp("faults")
+    notes = root / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# Good\n\nAlice Chen met Bob Okafor in Lisbon.\n")
+    os.mkfifo(notes / "b.md")
+    with open(os.path.join(os.fsencode(notes), b"caf\xe9.md"), "wb") as handle:  # latin-1 bytes in a name
+        handle.write(b"# Cafe\n\nThe cafe note.\n")
+    (notes / "alias.md").symlink_to(notes / "a.md")
+    (notes / "long.md").write_text("# Long\n\nThe heron count was fine. " + "x" * 1_200_000 + " The end.\n")
+    code = ("import sys; from palace.core import Palace; p = Palace.open(sys.argv[2]); p.mine(sys.argv[1]); "
+            "p.close()")
+    done = subprocess.run([sys.executable, "-c", code, str(notes), str(root / "palace")],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return root / "palace"
+
+
+def files(palace_dir) -> dict[str, tuple[str, str]]:
+    with Palace.open(palace_dir, create=False) as palace:
+        return {r["path"]: (r["status"], r["reason"] or "") for r in palace.conn.execute(
+            "SELECT path, status, reason FROM files")}
+
+
+def test_special_files_and_bad_names_are_skipped_with_a_reason(faulty):
+    found = files(faulty)
+    assert found["b.md"] == ("skipped", "not a regular file (a FIFO, socket or device)")
+    assert found["caf\ufffd.md"] == ("skipped", "file name is not valid UTF-8")
+    assert found["alias.md"] == ("skipped", "link to a.md, mined there")
+    assert found["a.md"][0] == "indexed"
+
+
+def test_a_run_without_spaces_is_cut_into_drawers_and_the_rest_is_read(faulty):
+    assert files(faulty)["long.md"][0] == "indexed"
+    with Palace.open(faulty, create=False) as palace:
+        longest = palace.conn.execute("SELECT max(length(text)) FROM drawers").fetchone()[0]
+        assert longest <= 256 * 16
+        hit = palace.ask("heron count").results[0]
+        assert hit.path == "long.md"
+        assert palace.ask("Alice Chen Lisbon").results[0].path == "a.md"  # once: the link is not a second copy
+        assert sum(1 for h in palace.ask("Alice Chen Lisbon").results if h.path in ("a.md", "alias.md")) == 1
+
+
+def test_a_yaml_bomb_in_front_matter_is_a_recorded_failure(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for prev, name in zip("abcdefgh", "bcdefghi"):
+        levels.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    (notes / "bomb.md").write_text("---\n" + "\n".join(levels) + "\n---\n# Bomb\n\nAlice met Bob.\n")
+    (notes / "ok.md").write_text("# OK\n\nCarol met Dan.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        report = palace.mine(notes)
+        outcome = {o.path: (o.status, o.reason) for o in report.outcomes}
+    assert outcome["bomb.md"] == ("failed", "front matter uses more than 16 YAML aliases")
+    assert outcome["ok.md"][0] == "indexed"
+
+
+def test_bad_options_questions_and_stores_are_errors_not_tracebacks(tmp_path, faulty):
+    from typer.testing import CliRunner
+
+    from palace.cli.main import app
+
+    runner = CliRunner()
+    out = runner.invoke(app, ["ask", "Alice", "--since", "9999-12-31", "--palace", str(faulty)])
+    assert out.exit_code == 1 and "--since 9999-12-31 leaves no day to search" in out.output
+    with Palace.open(faulty, create=False) as palace:  # a stray byte the shell passed through
+        assert palace.ask("Alice Chen \udcff").results[0].path == "a.md"
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "palace.db").write_bytes(b"this is not a database, it was truncated" * 10)
+    out = runner.invoke(app, ["status", "--palace", str(broken)])
+    assert out.exit_code == 1 and "cannot be opened: file is not a database" in out.output
+    assert "Traceback" not in out.output
+
+
+def test_the_palace_folder_is_owner_only_whatever_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        with Palace.open(tmp_path / "palace"):
+            pass
+    finally:
+        os.umask(old)
+    assert (tmp_path / "palace").stat().st_mode & 0o777 == 0o700
