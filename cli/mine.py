@@ -38,8 +38,10 @@ def mine(
         pid = read_pid(resolve_palace_path(palace_dir))
         raise UsageError(f"a watcher{f' (pid {pid})' if pid else ''} keeps this palace current",
                          hint="let it mine (`palace watch` the folder), or `palace daemon stop` first")
+    from palace.locks import MineLock
+
     err = Console(stderr=True)
-    with Palace.open(palace_dir) as palace:
+    with MineLock(resolve_palace_path(palace_dir)), Palace.open(palace_dir) as palace:
         progress = Progress(
             TextColumn("[bold]mining[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(), TextColumn("[dim]{task.fields[current]}"), console=err, transient=True,

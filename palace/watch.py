@@ -370,7 +370,14 @@ class Watcher:
 
     def start(self) -> None:
         """Take the lock, start observing, and start the watcher thread (which catches
-        up every root before :meth:`wait_ready` returns)."""
+        up every root before :meth:`wait_ready` returns). Raises :class:`AlreadyWatching`
+        when another watcher runs and :class:`palace.locks.PalaceBusy` while a ``palace
+        mine`` writes."""
+        from palace.locks import PalaceBusy, mine_running
+
+        if mine_running(self.palace_dir):
+            raise PalaceBusy(f"a `palace mine` is writing {self.palace_dir}",
+                             hint="start the watcher when it has finished")
         self.lock.acquire()
         try:
             self._start_observers()

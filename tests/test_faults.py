@@ -100,3 +100,26 @@ def test_the_palace_folder_is_owner_only_whatever_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "palace").stat().st_mode & 0o777 == 0o700
+
+
+def test_one_writer_at_a_time(tmp_path):
+    from typer.testing import CliRunner
+
+    from palace.cli.main import app
+    from palace.locks import MineLock
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nAlice met Bob.\n")
+    palace_dir = tmp_path / "palace"
+    with MineLock(palace_dir):  # a mine is writing
+        out = CliRunner().invoke(app, ["mine", str(notes), "--palace", str(palace_dir)])
+        assert out.exit_code == 1 and "is busy: another `palace mine` is writing it" in out.output
+        assert f"(pid {os.getpid()})" in out.output
+        from palace.locks import PalaceBusy
+        from palace.watch import Watcher
+
+        with pytest.raises(PalaceBusy):  # nor may a watcher start beside it
+            Watcher(palace_dir, [notes]).start()
+    out = CliRunner().invoke(app, ["mine", str(notes), "--palace", str(palace_dir)])
+    assert out.exit_code == 0, out.output

@@ -1,0 +1,77 @@
+"""One writer at a time: the lock a ``palace mine`` holds while it writes.
+
+A watcher holds ``watch.lock`` for its whole life (:class:`palace.watch.PalaceLock`); a
+``palace mine`` holds ``mine.lock`` while it runs. Both are exclusive ``flock`` s the
+kernel drops when the process dies, so a killed writer never blocks the next. A second
+mine, or a mine beside a watcher, or a watcher beside a mine, is refused at once with
+:class:`PalaceBusy` (exit 1) rather than racing over the same notes; readers (``ask``,
+``status``) take no lock.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+from pathlib import Path
+
+from palace.errors import UsageError
+
+MINE_LOCK = "mine.lock"
+
+
+class PalaceBusy(UsageError):
+    """Another process is writing this palace."""
+
+
+class MineLock:
+    """An exclusive ``flock`` on ``mine.lock`` (with the holder's pid written in it), for
+    a ``with`` block: raises :class:`PalaceBusy` naming the holder when it is taken."""
+
+    def __init__(self, palace_dir: Path) -> None:
+        self.path = palace_dir / MINE_LOCK
+        self._fd: int | None = None
+
+    def __enter__(self) -> "MineLock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip()
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise PalaceBusy(
+                    f"the palace at {self.path.parent} is busy: another `palace mine` is writing it"
+                    + (f" (pid {holder})" if holder.isdigit() else ""),
+                    hint="wait for it to finish, then run this again",
+                ) from None
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def mine_running(palace_dir: Path) -> bool:
+    """True while some process holds the palace's ``mine.lock``."""
+    try:
+        fd = os.open(palace_dir / MINE_LOCK, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
