@@ -41,6 +41,8 @@ def status(
         f"facts: {report.facts} current, {report.facts_invalidated} invalidated",
         highlight=False,
     )
+    for warning in report.warnings:
+        out.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     if report.unused_predicates:
         out.print(f"[yellow]predicates of config.json that no note has yielded:[/] "
                   f"{escape(', '.join(report.unused_predicates))}  "

@@ -193,6 +193,7 @@ def mine(
     conn = palace.conn
     _check_wing_root(conn, wing, root)
     palace.check_model(record=True)
+    _find_lost_vectors(palace)
     registry = palace.registry
     on_file = on_file or (lambda outcome: None)
 
@@ -414,6 +415,21 @@ def _moves(conn, root: Path, pending: list[_Pending], vanished: list, done) -> t
                          (item.rel, row["id"]))
         done(FileOutcome(item.rel, "moved", f"from {row['path']}"))
     return left, [r for r in vanished if r["id"] not in moved_rows]
+
+
+def _find_lost_vectors(palace: "Palace") -> int:
+    """Mark for embedding the drawers whose vectors are no longer in Chroma (``chroma/``
+    deleted or damaged, a restore from an older backup): this run embeds them again from
+    the stored texts. Returns how many were lost."""
+    conn = palace.conn
+    marked = conn.execute("SELECT count(*) FROM drawers WHERE embedded = 1").fetchone()[0]
+    if not marked or palace.vectors.count() >= marked:
+        return 0
+    present = palace.vectors.ids()
+    lost = [d for (d,) in conn.execute("SELECT id FROM drawers WHERE embedded = 1") if d not in present]
+    with store.transaction(conn):
+        conn.executemany("UPDATE drawers SET embedded = 0 WHERE id = ?", [(d,) for d in lost])
+    return len(lost)
 
 
 def _check_wing_root(conn, wing: str, root: Path) -> None:

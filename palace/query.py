@@ -291,6 +291,9 @@ def ask(
                 notes.append(f"{hidden} superseded fact{'' if hidden == 1 else 's'} hidden; --history shows them")
 
     embedding = palace.embedder.embed([question])[0] if weights.get("vector") else None
+    if embedding is not None and palace.vectors.count() == 0:
+        notes.append("the vector store is empty though drawers are stored: answering from BM25 and the graph;"
+                     " `palace mine` embeds the drawers again")
     lists = [
         RankedList("bm25", weights.get("bm25", 0.0), retrievers.bm25(conn, plan.terms, allowed)),
         RankedList("vector", weights.get("vector", 0.0), () if embedding is None else retrievers.vector(

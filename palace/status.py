@@ -46,6 +46,8 @@ class StatusReport:
     #: predicates added in ``config.json`` that no mined note has yielded a fact of, with
     #: the wings they were looked for in (check them with ``palace extract``)
     unused_predicates: tuple[str, ...] = ()
+    #: what needs the user's attention (the vector store gone while drawers remain)
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         """One JSON object with the field names documented in the README."""
@@ -83,7 +85,20 @@ def status(palace: "Palace") -> StatusReport:
         facts_invalidated=one("SELECT count(*) FROM facts WHERE invalidated_at IS NOT NULL"),
         file_states=states,
         unused_predicates=_unused_predicates(palace),
+        warnings=_warnings(palace),
     )
+
+
+def _warnings(palace: "Palace") -> tuple[str, ...]:
+    """What needs attention, read without opening Chroma: its folder gone while drawers
+    are marked as embedded."""
+    from palace.vectors import CHROMA_DIRNAME
+
+    embedded = palace.conn.execute("SELECT 1 FROM drawers WHERE embedded = 1 LIMIT 1").fetchone()
+    if embedded and not (palace.path / CHROMA_DIRNAME).is_dir():
+        return (f"the vector store ({CHROMA_DIRNAME}/) is missing: `ask` answers from BM25 and the graph alone"
+                " until `palace mine` embeds the drawers again",)
+    return ()
 
 
 def _unused_predicates(palace: "Palace") -> tuple[str, ...]:

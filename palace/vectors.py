@@ -162,3 +162,8 @@ class VectorIndex:
         """Number of vectors stored."""
         with self.locked():
             return int(self.collection.count())
+
+    def ids(self) -> set[str]:
+        """The ids of every stored vector."""
+        with self.locked():
+            return set(self.collection.get(include=[])["ids"])

@@ -123,3 +123,25 @@ def test_one_writer_at_a_time(tmp_path):
             Watcher(palace_dir, [notes]).start()
     out = CliRunner().invoke(app, ["mine", str(notes), "--palace", str(palace_dir)])
     assert out.exit_code == 0, out.output
+
+
+def test_a_lost_vector_store_is_noticed_and_rebuilt(tmp_path):
+    import shutil
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-04-12.md").write_text("# Sync\n\nAlice Chen joined Acme Robotics in Berlin.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+    shutil.rmtree(tmp_path / "palace" / "chroma")
+    from chromadb.api.client import SharedSystemClient
+
+    SharedSystemClient.clear_system_cache()  # as a new process would find it
+    with Palace.open(tmp_path / "palace", create=False) as palace:
+        assert palace.status().warnings and "(chroma/) is missing" in palace.status().warnings[0]
+        result = palace.ask("where did Alice Chen go")
+        assert any("the vector store is empty" in n for n in result.plan.notes)
+        report = palace.mine(notes)
+        assert report.embedded == 1 and palace.status().warnings == ()
+        retrievers = {c.retriever for c in palace.ask("where did Alice Chen go").results[0].why.retrievers}
+        assert "vector" in retrievers
