@@ -15,6 +15,10 @@ How the work is laid out, for speed on a laptop's two cores:
 4. A worker thread embeds committed drawers (onnxruntime releases the GIL, so it runs on
    the other core while spaCy works) and upserts them into Chroma; a drawer is marked
    ``embedded`` only after Chroma has it, so a killed run is finished by the next one.
+5. Entity resolution of the wing runs once, at the end, in one transaction. A run that
+   stores or deletes anything first records ``resolution_pending:<wing>`` in ``meta``;
+   resolution clears it when it commits, so a run killed in between is resolved by the
+   next one even if every note is then unchanged.
 """
 
 from __future__ import annotations
@@ -285,6 +289,12 @@ def mine(
         and (paths is None or rel in wanted)
     ] if not cancel.is_set() else []  # a walk cut short has not seen every file: delete nothing
     pending, vanished = _moves(conn, root, pending, vanished, done)
+    resolution_key = f"resolution_pending:{wing}"
+    if pending or vanished or any(o.status == "moved" for o in outcomes):
+        # recorded before any note is stored: a kill before resolution commits leaves it
+        # set, and the next run resolves the wing even when every note is then unchanged
+        with store.transaction(conn):
+            store.set_meta(conn, resolution_key, recorded_now())
     for row in vanished:
         with store.transaction(conn):
             _forget_drawers(conn, row, reason="file deleted", registry=registry)
@@ -305,10 +315,11 @@ def mine(
         with zone:
             _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done, cancel,
                                owner=read_config(palace.path).get("owner"))
-        if any(o.status != "unchanged" for o in outcomes):
+        if any(o.status != "unchanged" for o in outcomes) or store.get_meta(conn, resolution_key):
             with store.transaction(conn):
                 link_lowercase_mentions(conn, wing)
                 resolve_wing(conn, wing, registry)
+                conn.execute("DELETE FROM meta WHERE key = ?", (resolution_key,))
     finally:
         embedded_count[0] = worker.finish()
     _flush_tombstones(palace)

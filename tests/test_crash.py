@@ -14,7 +14,7 @@ from palace.core import Palace
 def test_killed_mine_is_finished_by_the_next_run(tmp_path, sample_copy):
     palace_dir = tmp_path / "palace"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "palace.cli.main", "mine", str(sample_copy), "--palace", str(palace_dir)],
+        [sys.executable, "-m", "palace", "mine", str(sample_copy), "--palace", str(palace_dir)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     # wait until some files are committed, then kill without warning
@@ -29,8 +29,9 @@ def test_killed_mine_is_finished_by_the_next_run(tmp_path, sample_copy):
                         break
                 except Exception:
                     pass
+    assert proc.poll() is None, "the mine ended before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    assert proc.wait() == -signal.SIGKILL  # killed mid-mine, not finished
     with Palace.open(palace_dir) as palace:
         assert palace.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         stored = palace.conn.execute("SELECT id FROM drawers").fetchall()
@@ -42,3 +43,51 @@ def test_killed_mine_is_finished_by_the_next_run(tmp_path, sample_copy):
         assert palace.vectors.count() == len(drawers)
         assert palace.conn.execute("SELECT count(*) FROM files WHERE status = 'indexed'").fetchone()[0] == 50
         assert palace.ask("Harbor budget").results
+
+
+
+def _graph(palace) -> tuple:
+    """The resolved graph, independent of row ids: each mention's entity name, the
+    entities' names and aliases, the live facts by names."""
+    conn = palace.conn
+    def rows(sql: str) -> list[tuple]:
+        return sorted(tuple("" if v is None else v for v in r) for r in conn.execute(sql))
+
+    return (
+        rows("SELECT d.text_hash, m.char_start, e.name FROM mentions m JOIN entities e ON e.id = m.entity_id"
+             " JOIN drawers d ON d.id = m.drawer_id"),
+        rows("SELECT e.name, a.alias FROM aliases a JOIN entities e ON e.id = a.entity_id"),
+        rows("SELECT s.name, f.predicate, coalesce(o.name, f.object_value), f.valid_from, f.valid_to FROM facts f"
+             " JOIN entities s ON s.id = f.subject_id LEFT JOIN entities o ON o.id = f.object_id"
+             " WHERE f.invalidated_at IS NULL"),
+    )
+
+
+def test_a_kill_before_resolution_is_resolved_by_the_next_run(tmp_path, monkeypatch):
+    import pytest
+
+    import palace.mining as mining
+
+    notes = tmp_path / "notes"  # no skipped file: a re-run finds every note unchanged
+    notes.mkdir()
+    (notes / "2024-01-01.md").write_text("# Team\n\nAlice Chen joined Acme Robotics in Berlin.\n")
+    (notes / "2024-02-01.md").write_text("# Lunch\n\nAlice met Bob Okafor in Lisbon. Alice said Berlin is cold.\n")
+    (notes / "2024-03-01.md").write_text("# Org\n\nBob Okafor reports to Alice Chen.\n")
+    with Palace.open(tmp_path / "clean") as clean:
+        clean.mine(notes)
+        expected = _graph(clean)
+
+    def killed(*args, **kwargs):  # every note is stored; the process dies before resolution commits
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mining, "resolve_wing", killed)
+    with Palace.open(tmp_path / "palace") as palace, pytest.raises(KeyboardInterrupt):
+        palace.mine(notes)
+    monkeypatch.undo()
+    with Palace.open(tmp_path / "palace") as palace:
+        assert _graph(palace) != expected  # "Alice" is not yet Alice Chen
+        assert palace.conn.execute("SELECT value FROM meta WHERE key LIKE 'resolution_pending:%'").fetchone()
+        report = palace.mine(notes)
+        assert {o.status for o in report.outcomes} == {"unchanged"}  # and still the wing is resolved
+        assert palace.conn.execute("SELECT 1 FROM meta WHERE key LIKE 'resolution_pending:%'").fetchone() is None
+        assert _graph(palace) == expected

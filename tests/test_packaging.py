@@ -24,3 +24,18 @@ def test_wheel_holds_only_the_palace_package(tmp_path):
     assert "palace/models/all-MiniLM-L6-v2/LICENSE" in names
     assert "palace/py.typed" in names
     assert "palace/data/predicates.json" in names
+
+
+def test_the_public_surface_and_python_dash_m():
+    import subprocess
+    import sys
+
+    import palace
+
+    assert palace.__all__ == ["Palace"]
+    from palace import Palace
+    from palace.core import Palace as core_palace
+
+    assert Palace is core_palace
+    done = subprocess.run([sys.executable, "-m", "palace", "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("palace ")
