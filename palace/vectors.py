@@ -50,6 +50,7 @@ class VectorIndex:
         self._lock = threading.RLock()
         self._depth = 0
         self._fd: int | None = None
+        self._stamp: tuple | None = None
 
     @contextlib.contextmanager
     def locked(self):
@@ -70,12 +71,36 @@ class VectorIndex:
 
     @property
     def collection(self) -> Any:
-        """The Chroma collection, opened on first use. Call its methods only inside
-        :meth:`locked` (the methods of this class do)."""
-        if self._collection is not None:
-            return self._collection
+        """The Chroma collection, opened on first use, and opened again when another
+        process has written the store since (a warm reader — ``ask --batch``, a server —
+        must not answer from stale vectors, nor fail with Chroma's "Error finding id" on
+        ids its old view lacks). Call its methods only inside :meth:`locked` (the methods
+        of this class do)."""
         with self.locked():
+            if self._collection is not None and self._store_stamp() != self._stamp:
+                self._reset()
             return self._open()
+
+    def _store_stamp(self) -> tuple:
+        """What changes whenever any process writes the store: size and mtime of Chroma's
+        SQLite file and its write-ahead log."""
+        stamp = []
+        for name in ("chroma.sqlite3", "chroma.sqlite3-wal"):
+            try:
+                st = (self.path / name).stat()
+                stamp.append((st.st_mtime_ns, st.st_size))
+            except OSError:
+                stamp.append(None)
+        return tuple(stamp)
+
+    def _reset(self) -> None:
+        """Drop this process's view of the store (the next use opens it again)."""
+        client, self._client, self._collection = self._client, None, None
+        try:
+            if client is not None:
+                client.close()  # releases Chroma's shared system for this path
+        except Exception:  # noqa: BLE001 — an old client that cannot close is dropped all the same
+            pass
 
     def _open(self) -> Any:
         if self._collection is None:
@@ -90,6 +115,7 @@ class VectorIndex:
             self._collection = self._client.get_or_create_collection(
                 COLLECTION, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
             )
+            self._stamp = self._store_stamp()
         return self._collection
 
     def max_batch(self) -> int:
@@ -111,6 +137,7 @@ class VectorIndex:
                     embeddings=vectors[i:i + step],
                     metadatas=list(metadatas[i:i + step]),
                 )
+                self._stamp = self._store_stamp()  # this process's own write
 
     def delete(self, ids: Sequence[str]) -> None:
         """Remove vectors by drawer id (ids that are absent are ignored)."""
@@ -120,6 +147,7 @@ class VectorIndex:
         for i in range(0, len(ids), step):
             with self.locked():
                 self.collection.delete(ids=list(ids[i:i + step]))
+                self._stamp = self._store_stamp()
 
     def vectors_by_embed_hash(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         """Return stored vectors for texts already embedded, keyed by ``embed_hash``."""

@@ -145,3 +145,24 @@ def test_a_lost_vector_store_is_noticed_and_rebuilt(tmp_path):
         assert report.embedded == 1 and palace.status().warnings == ()
         retrievers = {c.retriever for c in palace.ask("where did Alice Chen go").results[0].why.retrievers}
         assert "vector" in retrievers
+
+
+def test_a_warm_reader_sees_what_another_process_mined(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-04-12.md").write_text("# Sync\n\nAlice Chen moved to Lisbon.\n")
+    more = tmp_path / "more"
+    more.mkdir()
+    for i in range(1, 13):
+        (more / f"2024-05-{i:02d}-zebra.md").write_text(f"# Zebra {i}\n\nThe zebra herd {i} grazed near Lisbon.\n")
+    with Palace.open(tmp_path / "palace") as reader:
+        reader.mine(notes)
+        assert reader.ask("zebra herd Lisbon").results[0].path == "2024-04-12.md"  # nothing better yet
+        code = "import sys; from palace.core import Palace; p = Palace.open(sys.argv[2]); p.mine(sys.argv[1]); p.close()"
+        done = subprocess.run([sys.executable, "-c", code, str(more), str(tmp_path / "palace")],
+                              capture_output=True, text=True, timeout=240)
+        assert done.returncode == 0, done.stderr[-2000:]
+        top = reader.ask("zebra herd Lisbon").results[0]  # the same warm process, no reopening by hand
+        assert top.path.endswith("-zebra.md") and "vector" in {c.retriever for c in top.why.retrievers}
+        scoped = reader.ask("zebra herd in May 2024", wing="more")  # used to die: "Error finding id"
+        assert scoped.results and all(h.wing == "more" for h in scoped.results)
