@@ -921,11 +921,16 @@ class _EmbedWorker:
                 self.count += len(missing)
         vectors = np.stack([known[item[2]] for item in batch])
         vectors_index.upsert([item[0] for item in batch], vectors, [item[3] for item in batch])
-        with store.transaction(conn):
-            conn.executemany("UPDATE drawers SET embedded = 1 WHERE id = ?", [(item[0],) for item in batch])
+        ids = [(item[0],) for item in batch]
+        store.retry_locked(lambda: _mark_embedded(conn, ids), cancel=self.cancel)
 
 
 _ONE_CORE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _mark_embedded(conn: sqlite3.Connection, ids: list[tuple[str]]) -> None:
+    with store.transaction(conn):
+        conn.executemany("UPDATE drawers SET embedded = 1 WHERE id = ?", ids)
 
 
 def _one_core(embedder):

@@ -422,6 +422,30 @@ class transaction:
             self.conn.execute("ROLLBACK")
 
 
+#: How long a background writer keeps retrying a write that finds the database locked.
+LOCKED_RETRY_S = 600.0
+
+
+def retry_locked(write, *, cancel=None, patience_s: float = LOCKED_RETRY_S):
+    """Run ``write()`` (a short transaction), again after a pause while SQLite says the
+    database is locked (another connection's long transaction outlasted the 30 s busy
+    timeout, as a loaded machine's end-of-mine resolution can), for up to ``patience_s``
+    seconds or until ``cancel`` (a ``threading.Event``) is set. Returns what ``write``
+    returns; raises the last ``sqlite3.OperationalError`` when patience runs out."""
+    import time
+
+    deadline = time.monotonic() + patience_s
+    pause = 0.1
+    while True:
+        try:
+            return write()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline or (cancel is not None and cancel.is_set()):
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 5.0)
+
+
 def get_meta(conn: sqlite3.Connection, key: str) -> str | None:
     """Return the value stored under ``key`` in ``meta``, or None."""
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

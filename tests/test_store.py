@@ -83,3 +83,32 @@ def test_0004_makes_acme_corp_with_and_without_its_period_one_entity(tmp_path):
         (4, "Bob Okafor", "bob okafor"), (5, "U.S.", "u.s.")}
     decision = conn.execute("SELECT name_key, into_key FROM entity_decisions").fetchone()
     assert tuple(decision) == ("globex inc", "acme corp")
+
+
+def test_a_locked_write_is_retried_until_the_lock_is_free(tmp_path):
+    import sqlite3
+    import threading
+
+    from palace import store
+
+    conn = store.connect(tmp_path)
+    other = store.connect(tmp_path)
+    other.execute("PRAGMA busy_timeout = 50")  # give up at once, as a loaded machine's 30 s would
+    conn.execute("BEGIN IMMEDIATE")  # a long transaction holds the write lock
+    timer = threading.Timer(0.5, lambda: conn.execute("COMMIT"))
+    timer.start()
+
+    def write():
+        with store.transaction(other):
+            store.set_meta(other, "k", "v")
+        return "written"
+
+    try:
+        assert store.retry_locked(write, patience_s=10) == "written"
+    finally:
+        timer.join()
+    assert store.get_meta(conn, "k") == "v"
+    conn.execute("BEGIN IMMEDIATE")
+    with __import__("pytest").raises(sqlite3.OperationalError):
+        store.retry_locked(write, patience_s=0.3)
+    conn.execute("ROLLBACK")
