@@ -52,8 +52,11 @@ def fail(message: str, hint: str | None = None) -> None:
 
 
 def guarded(func: Callable) -> Callable:
-    """Decorator for commands: a :class:`PalaceError` becomes ``Error: … / hint`` and exit 1."""
+    """Decorator for commands: a :class:`PalaceError` becomes ``Error: … / hint`` and exit
+    1; so does an error of the storage underneath (SQLite: read-only, full disk, damaged;
+    Chroma), with a hint, never a traceback."""
     import functools
+    import sqlite3
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -61,6 +64,15 @@ def guarded(func: Callable) -> Callable:
             return func(*args, **kwargs)
         except PalaceError as exc:
             fail(exc.message, exc.hint)
+        except sqlite3.Error as exc:
+            fail(f"the palace's database failed: {exc}",
+                 "check that palace.db is writable and its disk has room; if it is damaged, move it aside"
+                 " and mine again (the notes are the source)")
+        except Exception as exc:
+            if type(exc).__module__.split(".")[0] != "chromadb":
+                raise
+            fail(f"the palace's vector store failed: {exc}",
+                 "run the command again; if it persists, move chroma/ aside: `palace mine` embeds the drawers again")
 
     return wrapper
 

@@ -166,3 +166,23 @@ def test_a_warm_reader_sees_what_another_process_mined(tmp_path):
         assert top.path.endswith("-zebra.md") and "vector" in {c.retriever for c in top.why.retrievers}
         scoped = reader.ask("zebra herd in May 2024", wing="more")  # used to die: "Error finding id"
         assert scoped.results and all(h.wing == "more" for h in scoped.results)
+
+
+def test_a_storage_error_is_an_error_with_a_hint(tmp_path, monkeypatch):
+    import sqlite3
+
+    from typer.testing import CliRunner
+
+    import palace.status
+    from palace.cli.main import app
+
+    with Palace.open(tmp_path / "palace"):
+        pass
+
+    def read_only(palace):
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(palace.status, "status", read_only)
+    out = CliRunner().invoke(app, ["status", "--palace", str(tmp_path / "palace")])
+    assert out.exit_code == 1 and "the palace's database failed: attempt to write a readonly database" in out.output
+    assert "hint: check that palace.db is writable" in out.output and "Traceback" not in out.output
