@@ -11,39 +11,53 @@ import time
 from palace.core import Palace
 
 
-def test_killed_mine_is_finished_by_the_next_run(tmp_path, sample_copy):
-    palace_dir = tmp_path / "palace"
+def _kill_mid_mine(corpus, palace_dir, after_drawers: int) -> None:
+    """Start ``palace mine`` in a child, wait until ``after_drawers`` drawers are
+    committed, SIGKILL it, and check that it died mid-mine of the kill."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "palace", "mine", str(sample_copy), "--palace", str(palace_dir)],
+        [sys.executable, "-m", "palace", "mine", str(corpus), "--palace", str(palace_dir)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    # wait until some files are committed, then kill without warning
     deadline = time.time() + 120
-    while time.time() < deadline:
-        time.sleep(0.2)
-        db = palace_dir / "palace.db"
-        if db.exists():
-            with Palace.open(palace_dir, create=False) as palace:
-                try:
-                    if palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0] > 20:
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+        if (palace_dir / "palace.db").exists():
+            try:
+                with Palace.open(palace_dir, create=False) as palace:
+                    if palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0] >= after_drawers:
                         break
-                except Exception:
-                    pass
+            except Exception:  # the schema may not exist yet
+                pass
     assert proc.poll() is None, "the mine ended before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     assert proc.wait() == -signal.SIGKILL  # killed mid-mine, not finished
-    with Palace.open(palace_dir) as palace:
-        assert palace.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        stored = palace.conn.execute("SELECT id FROM drawers").fetchall()
-        report = palace.mine(sample_copy)
-        assert report.failed == 0
-        drawers = {r[0] for r in palace.conn.execute("SELECT id FROM drawers")}
-        assert {r[0] for r in stored} <= drawers  # nothing stored was lost
-        assert palace.conn.execute("SELECT count(*) FROM drawers WHERE embedded = 0").fetchone()[0] == 0
-        assert palace.vectors.count() == len(drawers)
-        assert palace.conn.execute("SELECT count(*) FROM files WHERE status = 'indexed'").fetchone()[0] == 50
-        assert palace.ask("Harbor budget").results
 
+
+def test_a_mine_killed_anywhere_is_finished_by_the_next_run(tmp_path, sample_copy):
+    import random
+
+    with Palace.open(tmp_path / "clean") as clean:
+        clean.mine(sample_copy)
+        expected = _graph(clean)
+        total = clean.conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
+    points = random.Random(11).sample(range(1, total * 3 // 4), 5)  # five kills, spread over the run
+    for n, after in enumerate(points):
+        palace_dir = tmp_path / f"palace-{n}"
+        _kill_mid_mine(sample_copy, palace_dir, after)
+        with Palace.open(palace_dir) as palace:
+            conn = palace.conn
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            stored = {r[0] for r in conn.execute("SELECT id FROM drawers")}
+            report = palace.mine(sample_copy)
+            assert report.failed == 0
+            drawers = {r[0] for r in conn.execute("SELECT id FROM drawers")}
+            assert stored <= drawers  # nothing stored was lost
+            assert len(drawers) == total == conn.execute("SELECT count(*) FROM drawers_fts").fetchone()[0]
+            assert conn.execute("SELECT count(*) FROM drawers WHERE embedded = 0").fetchone()[0] == 0
+            assert palace.vectors.count() == total  # SQLite = FTS = vectors, no duplicates
+            assert conn.execute("SELECT count(*) FROM files WHERE status = 'indexed'").fetchone()[0] == 50
+            assert _graph(palace) == expected, f"kill after {after} drawers"
+            assert palace.ask("Harbor budget").results
 
 
 def _graph(palace) -> tuple:
