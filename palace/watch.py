@@ -665,9 +665,28 @@ class Watcher:
         os.replace(tmp, path)
 
 
+#: A running watcher whose heartbeat is older than this is reported ``degraded``.
+STALE_HEARTBEAT_S = 60.0
+
+
 def read_state(palace_dir: Path) -> dict | None:
-    """The last ``watch.json`` a watcher wrote, or None."""
+    """The last ``watch.json`` a watcher wrote, or None. A heartbeat older than
+    :data:`STALE_HEARTBEAT_S` makes its ``health`` ``degraded``, with the problem named
+    (the watcher is stuck, or the process is gone without a clean stop):
+    ``heartbeat_age_s`` gives the age in seconds."""
     try:
-        return json.loads((palace_dir / STATE_FILE).read_text())
+        state = json.loads((palace_dir / STATE_FILE).read_text())
     except (OSError, ValueError):
         return None
+    try:
+        beat = dt.datetime.fromisoformat(state.get("heartbeat") or "")
+    except (TypeError, ValueError):
+        return state
+    age = (dt.datetime.now(dt.timezone.utc) - beat).total_seconds()
+    state["heartbeat_age_s"] = round(age, 1)
+    if age > STALE_HEARTBEAT_S and not state.get("stopped_at"):
+        state["health"] = "degraded"
+        busy = ", ".join(state.get("mining") or []) or "nothing"
+        state["problems"] = [*state.get("problems", []),
+                             f"no heartbeat for {age:.0f} s (mining: {busy})"]
+    return state

@@ -401,3 +401,29 @@ def test_palace_mine_refuses_while_a_watcher_runs_and_ask_never_crashes_beside_i
                                capture_output=True, text=True, timeout=120)
         codes.append((asked.returncode, asked.stderr[-300:]))
     assert codes and all(code == 0 for code, _ in codes), codes  # no crash while the watcher writes Chroma
+
+
+def test_a_stale_heartbeat_is_reported_degraded(tmp_path):
+    import datetime as dt
+    import json
+
+    from typer.testing import CliRunner
+
+    from palace.cli.main import app
+    from palace.watch import STATE_FILE, PalaceLock
+
+    palace_dir = tmp_path / "palace"
+    lock = PalaceLock(palace_dir)
+    lock.acquire()  # a watcher process that still holds its lock ...
+    try:
+        old = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=10)).isoformat(timespec="milliseconds")
+        state = {"pid": os.getpid(), "health": "healthy", "ready": False, "roots": [], "queue": 1,
+                 "mining": ["b.md"], "updates": 0, "last_event": None, "last_update": None, "problems": [],
+                 "errors": [], "heartbeat": old}
+        (palace_dir / STATE_FILE).write_text(json.dumps(state))  # ... but wrote nothing for ten minutes
+        out = CliRunner().invoke(app, ["daemon", "status", "--palace", str(palace_dir)])
+        assert "degraded" in out.output and "no heartbeat for 600 s (mining: b.md)" in out.output
+        data = json.loads(CliRunner().invoke(app, ["daemon", "status", "--json", "--palace", str(palace_dir)]).stdout)
+        assert data["state"]["health"] == "degraded" and data["state"]["heartbeat_age_s"] >= 600
+    finally:
+        lock.release()
