@@ -62,8 +62,14 @@ class MineLock:
 
 def mine_running(palace_dir: Path) -> bool:
     """True while some process holds the palace's ``mine.lock``."""
+    return held(palace_dir / MINE_LOCK)
+
+
+def held(lock_file: Path) -> bool:
+    """True while some process holds an exclusive ``flock`` on ``lock_file`` (False when
+    the file does not exist)."""
     try:
-        fd = os.open(palace_dir / MINE_LOCK, os.O_RDWR)
+        fd = os.open(lock_file, os.O_RDWR)
     except OSError:
         return False
     try:

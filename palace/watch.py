@@ -160,19 +160,9 @@ def read_pid(palace_dir: Path) -> int | None:
 
 def is_locked(palace_dir: Path) -> bool:
     """True while some process holds the palace's watcher lock."""
-    try:
-        fd = os.open(palace_dir / LOCK_FILE, os.O_RDWR)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
+    from palace.locks import held
+
+    return held(palace_dir / LOCK_FILE)
 
 
 def filesystem_type(path: Path) -> str:
