@@ -2,38 +2,14 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from palace.cli.main import PalaceOption, app, guarded
+from palace.cli.app import PalaceOption, app, cite, guarded, parse_day
 from palace.errors import UsageError
-
-
-def parse_day(value: str | None, option: str, *, end: bool = False, now: dt.date | None = None) -> dt.date | None:
-    """Parse an option's day: ISO ``YYYY-MM-DD``, or any form palace reads in questions
-    (``2024``, ``Q3 2024``, ``last month``; relative to ``now``). A period gives its first
-    day, or its last day with ``end=True`` (``--until 2024`` means through 2024-12-31).
-    Raises :class:`UsageError` when nothing in ``value`` is a date."""
-    if not value:
-        return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        pass
-    from palace.nlp.dates import find_date_window
-
-    found = find_date_window(value, now or dt.date.today())
-    if found is None or found[1].strip().lower() not in value.strip().lower():
-        raise UsageError(f"{option}: cannot read a date from {value!r}", hint="use YYYY-MM-DD, e.g. 2024-04-12")
-    interval, text = found
-    leftover = value.strip().lower().replace(text.strip().lower(), "", 1).strip(" ,.")
-    if leftover:
-        raise UsageError(f"{option}: cannot read a date from {value!r}", hint="use YYYY-MM-DD, e.g. 2024-04-12")
-    return interval.end - dt.timedelta(days=1) if end else interval.start
 
 
 @app.command()
@@ -222,7 +198,6 @@ def _dated(hit) -> str:
 def _render_fact(out, fact, prefix: str = "") -> None:
     from rich.markup import escape
 
-    from palace.cli.facts import cite
 
     valid = f"{fact.valid_from or '?'} → {fact.valid_to or 'now'}"
     state = "" if fact.state == "current" else f" [{fact.state}]"

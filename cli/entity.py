@@ -11,7 +11,7 @@ from typing import List, Optional
 
 import typer
 
-from palace.cli.main import PalaceOption, app, guarded
+from palace.cli.app import PalaceOption, app, cite, guarded
 
 USAGE = "palace entity NAME | aliases NAME | merge NAME INTO | split NAME | path NAME OTHER"
 
@@ -78,7 +78,6 @@ def _console():
 def _render_profile(card) -> None:
     from rich.markup import escape
 
-    from palace.cli.facts import cite
 
     out = _console()
     out.print(f"[bold]{escape(card.name)}[/] ({'/'.join(card.types)})")

@@ -9,8 +9,8 @@ from typing import Optional
 
 import typer
 
-from palace.cli.ask import parse_day
-from palace.cli.main import PalaceOption, app, fail, guarded
+from palace.cli.app import parse_day
+from palace.cli.app import PalaceOption, app, fail, guarded
 
 
 @app.command("extract")

@@ -8,8 +8,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.ask import parse_day
-from palace.cli.main import PalaceOption, app, guarded
+from palace.cli.app import PalaceOption, app, cite, guarded, parse_day
 
 
 @app.command("facts")
@@ -76,8 +75,3 @@ def _render(result, as_json: bool) -> None:
         out.print(f"#{f.id} [bold]{escape(f.subject)}[/] –{f.predicate}→ [bold]{escape(f.object or '(whatever held)')}[/]  "
                   f"[dim]{when}, recorded {f.recorded_at}, {f.evidence}[/]{mark}")
         out.print(f"    [cyan]{escape(cite(f))}[/]  {escape(f.sentence[:160])}")
-
-
-def cite(fact) -> str:
-    """``path:line`` of a fact (``path`` alone once its drawer is gone)."""
-    return f"{fact.path}:{fact.line}" if fact.line else fact.path

@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.main import PalaceOption, app, guarded
+from palace.cli.app import PalaceOption, app, guarded
 from palace.errors import UsageError
 
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.main import PalaceOption, app, guarded
+from palace.cli.app import PalaceOption, app, guarded
 
 
 @app.command()

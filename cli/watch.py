@@ -13,7 +13,7 @@ from typing import List, Optional
 
 import typer
 
-from palace.cli.main import PalaceOption, app, guarded
+from palace.cli.app import PalaceOption, app, fail, guarded
 
 daemon_app = typer.Typer(help="The background watcher of a palace: status, stop.", no_args_is_help=True)
 app.add_typer(daemon_app, name="daemon")
@@ -96,12 +96,11 @@ def _start_daemon(palace_path: Path, paths: list[Path], debounce: float, polling
 
     for path in paths:
         if not path.expanduser().is_dir():
-            from palace.cli.main import fail
 
             fail(f"not a folder: {path}", "give `palace watch` folders of notes")
     palace_path.mkdir(parents=True, exist_ok=True)
     log_path = palace_path / LOG_FILE
-    args = [sys.executable, "-c", "from palace.cli.main import run; run()", "watch",
+    args = [sys.executable, "-m", "palace", "watch",
             *[str(p.expanduser().resolve()) for p in paths], "--palace", str(palace_path),
             "--debounce", str(debounce)] + (["--polling"] if polling else [])
     with open(log_path, "ab") as log:
@@ -110,7 +109,6 @@ def _start_daemon(palace_path: Path, paths: list[Path], debounce: float, polling
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:  # until it has caught up, or died
         if child.poll() is not None:
-            from palace.cli.main import fail
 
             fail(f"the watcher exited at start (code {child.returncode})", f"see {log_path}")
         state = read_state(palace_path)
@@ -181,7 +179,6 @@ def daemon_stop(palace_dir: Optional[Path] = PalaceOption) -> None:
     while time.monotonic() < deadline and is_locked(palace_path):
         time.sleep(0.1)
     if is_locked(palace_path):
-        from palace.cli.main import fail
 
         fail(f"the watcher (pid {pid}) did not stop within 120 s", f"kill {pid}")
     typer.echo(f"stopped the watcher (pid {pid})")

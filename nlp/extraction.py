@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 from palace.nlp.date_grammar import NUMERIC_ORDER
 from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, year_spans
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
-from palace.nlp.names import LEGAL_SUFFIXES, key_without_final_dot, person_name, whole_names
+from palace.nlp.names import LEGAL_SUFFIXES, EntityMention, person_name, whole_names
 from palace.nlp.lines import LineReader, speakers
 from palace.nlp.relations import RelationReader
 from palace.nlp.rules import RelationRules
@@ -53,25 +53,6 @@ NER_CONFIDENCE = 0.7
 COOCCURRENCE_CONFIDENCE = 0.5
 DATES_EXTRACTOR = "palace.dates.v1"
 COOCCURRENCE_EXTRACTOR = "palace.mentioned_with.v1"
-
-
-@dataclass(frozen=True)
-class EntityMention:
-    """A named entity seen at ``[start, end)`` (chars of the drawer text).
-
-    ``name`` is the normalised name; ``key`` its case-folded form used to find the entity.
-    """
-
-    start: int
-    end: int
-    surface: str
-    name: str
-    label: str
-    sentence: int
-
-    @property
-    def key(self) -> str:
-        return entity_key(self.name)
 
 
 @dataclass(frozen=True)
@@ -243,17 +224,6 @@ class Extraction:
 _YEAR = re.compile(r"\b\d{4}\b|'\d{2}\b")
 _HEADING = re.compile(r"^#{1,6}[ \t]+\S[^\n]*$", re.M)
 _INTERVAL = re.compile(r"\b(?:to|until|till|through|thru|and)\b|\d\s*[-–]\s*\d", re.I)
-
-
-def entity_key(name: str) -> str:
-    """The lookup key of an entity name: whitespace collapsed, case-folded, a leading
-    "the" dropped ("The Leadership Council" and "Leadership Council" are one entity), and
-    the final period of a legal or generational abbreviation dropped ("Acme Corp." at the
-    end of a sentence and "Acme Corp" are one entity; see
-    :func:`palace.nlp.names.key_without_final_dot`)."""
-    key = " ".join(name.split()).casefold()
-    key = key[4:] if key.startswith("the ") and len(key) > 4 else key
-    return key_without_final_dot(key)
 
 
 _VOTE = re.compile(r"\s*[+-]\d*$")

@@ -13,7 +13,7 @@ from palace.nlp.rules import RelationRules, RelationalNoun
 from palace.nlp.sentence import Context, Relation, VALUE_CONFIDENCE
 
 if TYPE_CHECKING:
-    from palace.nlp.extraction import EntityMention
+    from palace.nlp.names import EntityMention
 
 
 # lines people write: key–value fields, chat lines, front matter ------------------------
@@ -162,7 +162,7 @@ class LineReader:
                     ) -> list[Relation]:
         """The fact of one value of a key–value line, through the first reading of its
         key that fits the possessor and the value."""
-        from palace.nlp.extraction import EntityMention
+        from palace.nlp.names import EntityMention
         from palace.nlp.markup import normalise_entity_name
 
         for reading in self._fitting(readings, possessor, mentions):

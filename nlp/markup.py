@@ -323,3 +323,16 @@ def normalise_entity_name(name: str) -> str:
     # ("J. R. R. Tolkien")
     deduped = [w for i, w in enumerate(words) if i == 0 or w != words[i - 1] or _INITIAL.fullmatch(w)]
     return " ".join(deduped)
+
+
+def readable(sentence: str) -> str:
+    """A cited sentence as people read it: markdown markup removed (``**bold**``,
+    ``[[Page|alias]]`` → alias, ``[text](url)`` → text, HTML tags, code ticks) and
+    whitespace collapsed. The stored sentence keeps the note's own characters."""
+    return tidy(plain_text_for_ner(sentence))
+
+
+def tidy(text: str) -> str:
+    """Whitespace collapsed, and no space left before punctuation where markup was
+    blanked ("**Priya Raman**," → "Priya Raman,")."""
+    return re.sub(r"\s+([,.;:!?)\]])", r"\1", " ".join(text.split()))

@@ -31,6 +31,7 @@ knows about storage; :mod:`palace.resolution` decides which names are joined.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
@@ -250,3 +251,33 @@ def key_without_final_dot(key: str) -> str:
     if key.endswith(".") and " " in key and key.rsplit(" ", 1)[-1][:-1] in _DOTTED:
         return key[:-1]
     return key
+
+
+def entity_key(name: str) -> str:
+    """The lookup key of an entity name: whitespace collapsed, case-folded, a leading
+    "the" dropped ("The Leadership Council" and "Leadership Council" are one entity), and
+    the final period of a legal or generational abbreviation dropped ("Acme Corp." at the
+    end of a sentence and "Acme Corp" are one entity; see
+    :func:`key_without_final_dot`)."""
+    key = " ".join(name.split()).casefold()
+    key = key[4:] if key.startswith("the ") and len(key) > 4 else key
+    return key_without_final_dot(key)
+
+
+@dataclass(frozen=True)
+class EntityMention:
+    """A named entity seen at ``[start, end)`` (chars of the drawer text).
+
+    ``name`` is the normalised name; ``key`` its case-folded form used to find the entity.
+    """
+
+    start: int
+    end: int
+    surface: str
+    name: str
+    label: str
+    sentence: int
+
+    @property
+    def key(self) -> str:
+        return entity_key(self.name)

@@ -309,7 +309,7 @@ class NounReading:
                 org = next((i for i, m in enumerate(sentence.mentions)
                             if m.start <= sentence.offset + start < m.end), None)
                 if org is None:
-                    from palace.nlp.extraction import EntityMention
+                    from palace.nlp.names import EntityMention
 
                     sentence.mentions.append(EntityMention(sentence.offset + start, sentence.offset + start + len(parts[1]),
                                                            parts[1], parts[1], "ORG", sentence.index))

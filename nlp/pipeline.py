@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from palace.errors import ModelError
+from palace.nlp.errors import ModelError
 
 if TYPE_CHECKING:
     from spacy.language import Language

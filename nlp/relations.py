@@ -94,7 +94,7 @@ from palace.nlp.sentence import (
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-    from palace.nlp.extraction import EntityMention
+    from palace.nlp.names import EntityMention
 
 
 #: Predicates whose object may be "them" ("has played for them since 2017").

@@ -183,7 +183,7 @@ class RelationRules:
     @classmethod
     def from_registry(cls, registry: dict, values: dict[str, Iterable[str]]) -> "RelationRules":
         """Compile ``registry`` (name → predicate with ``patterns``, ``nouns``, ``subject``,
-        ``object``, ``kind``; see :class:`palace.temporal.Predicate`) and
+        ``object``, ``kind``; see :class:`palace.nlp.registry.Predicate`) and
         the value lexicons ``values`` (lexicon name → words)."""
         patterns = []
         nouns: dict[str, list[RelationalNoun]] = {}

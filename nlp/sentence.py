@@ -22,7 +22,7 @@ from palace.nlp.rules import NOT_THINGS, PRONOUNS, RelationRules, TEAM_WORDS
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
-    from palace.nlp.extraction import EntityMention
+    from palace.nlp.names import EntityMention
 
 
 RELATIONS_EXTRACTOR = "palace.relations.v2"
@@ -216,7 +216,7 @@ class Sentence:
         return self._add_mention(token.i, token.i, "PERSON", name=name) if name else None
 
     def _add_mention(self, first: int, last: int, label: str, *, name: str | None = None) -> int | None:
-        from palace.nlp.extraction import EntityMention  # the dataclass only: no cycle at import time
+        from palace.nlp.names import EntityMention
         from palace.nlp.markup import normalise_entity_name
 
         doc = self.doc
@@ -308,7 +308,7 @@ class Sentence:
                 best = (start, " ".join(words), sentence_start)
         if best is None:
             return None
-        from palace.nlp.extraction import EntityMention
+        from palace.nlp.names import EntityMention
 
         start, name, _ = best
         start += start_at

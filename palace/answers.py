@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 
 from palace.errors import UsageError
 from palace.facts import FactView, facts
-from palace.graph import find_entities
-from palace.nlp.extraction import entity_key
+from palace.db.entities import find_entities
+from palace.nlp.names import entity_key
 
 if TYPE_CHECKING:
     from palace.core import Palace

@@ -23,7 +23,7 @@ import re
 import sqlite3
 from dataclasses import dataclass, replace
 
-from palace.facts import FactView, fact_views
+from palace.db.facts import FactFilter, FactView, fact_views
 
 KINDS = ("began", "ended", "superseded", "retracted")
 CHANGE_LIMIT = 500
@@ -95,21 +95,6 @@ class ChangeSet:
         return list(seen)
 
 
-def _scope(entity_ids: tuple[int, ...], wing: str | None, room: str | None) -> tuple[str, list]:
-    clauses, params = ["f.predicate != 'mentioned_with'"], []
-    if entity_ids:
-        marks = ",".join("?" * len(entity_ids))
-        clauses.append(f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks}))")
-        params += list(entity_ids) * 2
-    if wing:
-        clauses.append("f.wing = ?")
-        params.append(wing)
-    if room:
-        clauses.append("EXISTS (SELECT 1 FROM files r WHERE r.wing = f.wing AND r.path = f.path AND r.room = ?)")
-        params.append(room)
-    return " AND ".join(clauses), params
-
-
 def changes_in_window(
     conn: sqlite3.Connection,
     start: dt.date,
@@ -127,14 +112,9 @@ def changes_in_window(
 
     registry = registry or default_registry()
     events = [name for name, spec in registry.items() if spec.kind == "event"]
-    scope, params = _scope(entity_ids, wing, room)
     s, e = start.isoformat(), end.isoformat()
-    marks = ",".join("?" * len(events)) or "''"
-    where = (
-        f"{scope} AND f.invalidated_at IS NULL AND ((f.valid_from >= ? AND f.valid_from < ?)"
-        f" OR (f.valid_to >= ? AND f.valid_to < ? AND f.predicate NOT IN ({marks})))"
-    )
-    views = fact_views(conn, where, [*params, s, e, s, e, *events], limit=CHANGE_LIMIT + 1, registry=registry)
+    wanted = FactFilter(entity_ids=entity_ids, typed_only=True, wing=wing, room=room, live=True, changed_in=(start, end))
+    views = fact_views(conn, wanted, registry, limit=CHANGE_LIMIT + 1)
     truncated = len(views) > CHANGE_LIMIT
     views = views[:CHANGE_LIMIT]
     by_id = _values(conn, [v.superseded_by for v in views if v.superseded_by])
@@ -175,14 +155,10 @@ def changes_since_previous_mining(
             prev_sql, prev_params = prev_sql + " AND wing = ?", prev_params + [wing]
         previous = conn.execute(prev_sql + " ORDER BY finished_at DESC, id DESC LIMIT 1", prev_params).fetchone()
     cutoff = previous["finished_at"] if previous is not None else ""
-    scope, scope_params = _scope(entity_ids, wing, room)
-    where = (
-        f"{scope} AND (f.recorded_at > ? OR f.invalidated_at > ?"
-        f" OR (f.superseded_by IS NOT NULL AND f.recorded_at <= ? AND"
-        f" (SELECT n.recorded_at FROM facts n WHERE n.id = f.superseded_by) > ?))"
-    )
-    views = fact_views(conn, where, [*scope_params, cutoff, cutoff, cutoff, cutoff],
-                       limit=CHANGE_LIMIT + 1, registry=registry)
+    from palace.temporal import default_registry
+
+    wanted = FactFilter(entity_ids=entity_ids, typed_only=True, wing=wing, room=room, changed_since=cutoff)
+    views = fact_views(conn, wanted, registry or default_registry(), limit=CHANGE_LIMIT + 1)
     truncated = len(views) > CHANGE_LIMIT
     views = views[:CHANGE_LIMIT]
     by_id = _values(conn, [v.superseded_by for v in views if v.superseded_by])

@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from palace.errors import UsageError
+from palace.errors import ConfigError
 
 ENV_VAR = "PALACE_PATH"
 DEFAULT_DIRNAME = ".palace"
@@ -48,16 +48,16 @@ def quiet_third_parties() -> None:
 def read_config(palace_dir: Path | None) -> dict:
     """The palace's ``config.json`` as a dict (``{}`` when there is none).
 
-    Raises :class:`UsageError` when the file is not a JSON object."""
+    Raises :class:`ConfigError` when the file is not a JSON object."""
     path = palace_dir / CONFIG_FILENAME if palace_dir else None
     if not path or not path.exists():
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path} is not valid JSON: {exc}", hint="fix or remove the file") from exc
+        raise ConfigError(f"{path} is not valid JSON: {exc}", hint="fix or remove the file") from exc
     if not isinstance(data, dict):
-        raise UsageError(f"{path} must hold a JSON object", hint='e.g. {"fiscal_year_start": 4}')
+        raise ConfigError(f"{path} must hold a JSON object", hint='e.g. {"fiscal_year_start": 4}')
     return data
 
 
@@ -69,10 +69,10 @@ def date_order(palace_dir: Path | None) -> str | None:
     in notes and questions that give no evidence of their own: ``config.json``'s
     ``"date_order"``, ``"dmy"`` (day first) or ``"mdy"`` (month first); None (default):
     such a date is not read, and the plan or ``palace extract`` says so. Raises
-    :class:`UsageError` for another value."""
+    :class:`ConfigError` for another value."""
     value = read_config(palace_dir).get("date_order")
     if value is not None and value not in DATE_ORDERS:
-        raise UsageError(f"config.json: date_order must be \"dmy\" or \"mdy\", not {value!r}",
+        raise ConfigError(f"config.json: date_order must be \"dmy\" or \"mdy\", not {value!r}",
                          hint='e.g. {"date_order": "dmy"} for 28/03/2018')
     return value
 
@@ -80,11 +80,11 @@ def date_order(palace_dir: Path | None) -> str | None:
 def fiscal_year_start(palace_dir: Path | None) -> int:
     """The month (1–12) a fiscal year starts in, from ``config.json``'s
     ``"fiscal_year_start"`` (default 1, January). "FY2024" is then the fiscal year that
-    ends in 2024 (start 4: 2023-04-01 to 2024-03-31). Raises :class:`UsageError` for a
+    ends in 2024 (start 4: 2023-04-01 to 2024-03-31). Raises :class:`ConfigError` for a
     value that is not a month number."""
     value = read_config(palace_dir).get("fiscal_year_start", 1)
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 12:
-        raise UsageError(
+        raise ConfigError(
             f"config.json: fiscal_year_start must be a month number 1-12, not {value!r}",
             hint='e.g. {"fiscal_year_start": 4} for years starting in April',
         )

@@ -10,26 +10,19 @@ and exit code 1 in one place (``palace.cli.main``); nothing else prints tracebac
     ├── ModelMismatch       the palace was built with another embedding model
     ├── SchemaError         palace.db is newer than this palace version, or damaged
     └── UsageError          a bad option value (a date that does not parse, a missing path)
+        └── ConfigError     the palace's config.json is not valid (a bad JSON or value)
 """
 
 from __future__ import annotations
 
+from palace.nlp.errors import ModelError, PalaceError
 
-class PalaceError(Exception):
-    """Base class of palace's errors: a message plus a ``hint`` (the next step)."""
-
-    def __init__(self, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
+__all__ = ["PalaceError", "PalaceNotFound", "ModelError", "ModelMismatch", "SchemaError", "UsageError",
+           "ConfigError"]
 
 
 class PalaceNotFound(PalaceError):
     """No palace exists at the resolved location."""
-
-
-class ModelError(PalaceError):
-    """An offline model (ONNX embedder or spaCy pipeline) is missing or cannot be loaded."""
 
 
 class ModelMismatch(PalaceError):
@@ -42,3 +35,7 @@ class SchemaError(PalaceError):
 
 class UsageError(PalaceError):
     """An option or argument has a value palace cannot use."""
+
+
+class ConfigError(UsageError):
+    """The palace's ``config.json`` cannot be read or holds a value palace cannot use."""

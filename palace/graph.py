@@ -8,14 +8,14 @@ graph (edge weight = number of sentences naming both) around the entity.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import json
-import re
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from palace.db.entities import find_entities
+from palace.db.facts import FactFilter, fact_views
 from palace.errors import UsageError
-from palace.nlp.extraction import entity_key
+from palace.nlp.names import entity_key
 
 if TYPE_CHECKING:
     from palace.core import Palace
@@ -80,31 +80,6 @@ class EntityProfile:
         return json.dumps(asdict(self), ensure_ascii=False, indent=2)
 
 
-def find_entities(conn, name: str) -> list:
-    """Entities whose name or alias has the key of ``name``, most mentioned first.
-
-    Raises :class:`UsageError` (with the closest known names as a hint) when none does.
-    """
-    key = entity_key(re.sub(r"['’][sS]$", "", name.strip()))
-    # entities carrying the name or alias, and every entity of the same name under other
-    # types (an alias of a note's concept reaches the NER entities of that name too)
-    rows = conn.execute(
-        "SELECT e.id, e.name, e.type, (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
-        " FROM entities e WHERE e.key IN (SELECT x.key FROM entities x JOIN aliases a ON a.entity_id = x.id"
-        " WHERE a.key = ?) ORDER BY n DESC, e.id",
-        (key,),
-    ).fetchall()
-    if not rows:
-        names = [r[0] for r in conn.execute("SELECT DISTINCT name FROM entities")]
-        lowered = {n.casefold(): n for n in names}
-        close = [lowered[c] for c in difflib.get_close_matches(name.casefold(), list(lowered), n=5, cutoff=0.6)]
-        raise UsageError(
-            f"no entity named {name!r} in this palace",
-            hint=("did you mean: " + ", ".join(close)) if close else "run `palace mine DIR` on notes that name it",
-        )
-    return rows
-
-
 def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -> EntityProfile:
     """Build the :class:`EntityProfile` of ``name`` (case-insensitive, possessive stripped)."""
     import networkx as nx
@@ -165,13 +140,8 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
             (*ids, recent),
         )
     )
-    from palace.facts import fact_views
-
-    from palace.facts import holds_now
-
-    holds, holds_params = holds_now(palace.registry, dt.date.today())
-    stated = fact_views(conn, f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks})) AND f.predicate != 'mentioned_with'"
-                        f" AND {holds}", (*ids, *ids, *holds_params), limit=200, registry=palace.registry)
+    stated = fact_views(conn, FactFilter(entity_ids=tuple(ids), typed_only=True, holds_on=dt.date.today()),
+                        palace.registry, limit=200)
     # one line per current value: a restatement in a later note cites no new fact
     seen_values: set[tuple[str, str, str]] = set()
     current = []
@@ -246,8 +216,6 @@ def connection(palace: "Palace", source: str, target: str, *, max_hops: int = 4)
     Raises :class:`UsageError` for an unknown name."""
     import networkx as nx
 
-    from palace.facts import fact_views, holds_now
-
     conn = palace.conn
     a = {r["id"] for r in find_entities(conn, source)}
     b = {r["id"] for r in find_entities(conn, target)}
@@ -261,11 +229,12 @@ def connection(palace: "Palace", source: str, target: str, *, max_hops: int = 4)
     if a & b:
         raise UsageError(f"{source!r} and {target!r} are one entity")
     graph = nx.Graph()
-    holds, holds_params = holds_now(palace.registry, dt.date.today(), alias="facts")
+    holds, holds_params = FactFilter(holds_on=dt.date.today()).where(palace.registry)
     for subject, obj, fact_id, typed in conn.execute(
-        "SELECT subject_id, object_id, coalesce(min(CASE WHEN predicate != 'mentioned_with' THEN id END), min(id)),"
-        f" max(predicate != 'mentioned_with') FROM facts WHERE object_id IS NOT NULL AND {holds}"
-        " AND subject_id != object_id GROUP BY subject_id, object_id", holds_params
+        "SELECT f.subject_id, f.object_id,"
+        " coalesce(min(CASE WHEN f.predicate != 'mentioned_with' THEN f.id END), min(f.id)),"
+        f" max(f.predicate != 'mentioned_with') FROM facts f WHERE f.object_id IS NOT NULL AND {holds}"
+        " AND f.subject_id != f.object_id GROUP BY f.subject_id, f.object_id", holds_params
     ):
         u = "source" if subject in a else "target" if subject in b else subject
         v = "source" if obj in a else "target" if obj in b else obj
@@ -279,6 +248,6 @@ def connection(palace: "Palace", source: str, target: str, *, max_hops: int = 4)
             nodes = []
         if 0 < len(nodes) - 1 <= max_hops:
             for u, v in zip(nodes, nodes[1:]):
-                (view,) = fact_views(conn, "f.id = ?", (graph[u][v]["fact"],), registry=palace.registry)
+                (view,) = fact_views(conn, FactFilter(fact_ids=(graph[u][v]["fact"],)), palace.registry)
                 hops.append(Hop(view.subject, view.predicate, view.object, view.id, view.path, view.line, view.sentence))
     return Connection(source, target, tuple(hops))

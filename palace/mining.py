@@ -49,11 +49,11 @@ from palace.nlp.extraction import (
     Extraction,
     Extractor,
     email_aliases,
-    entity_key,
 )
 from palace.reading import GitDates, Note, Unreadable, content_hash, read_note
 from palace.config import date_order, read_config
 from palace.nlp.lines import LineReader
+from palace.nlp.names import entity_key
 from palace.nlp.rules import RelationRules
 from palace.nlp.sentence import Context
 from palace.resolution import link_lowercase_mentions, resolve_wing

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from palace.errors import UsageError
 from palace.nlp.date_grammar import NUMERIC_ORDER
 from palace.nlp.dates import DateInterval, ambiguous_numeric_dates, find_date_window
-from palace.nlp.extraction import entity_key
+from palace.nlp.names import entity_key
 from palace.questions import FactQuestion, QuestionTable, read_fact_questions
 
 INTENTS = ("lookup", "entity", "current", "history", "change")

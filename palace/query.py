@@ -25,16 +25,17 @@ import datetime as dt
 import json
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from palace import retrievers
 from palace.answers import Answer, Direct, answer_question, direct_answer
 from palace.changes import ChangeSet, changes_in_window, changes_since_previous_mining
 from palace.errors import PalaceNotFound, UsageError
-from palace.facts import UNDATED_SUPERSEDED, FactView, fact_views, tidy
+from palace.db.facts import FactFilter, FactView, count_facts, fact_views
 from palace.fusion import Contribution, RankedList, demote, fuse
-from palace.nlp.extraction import entity_key
+from palace.nlp.markup import tidy
+from palace.nlp.names import entity_key
 from palace.planning import STOPWORDS, Plan, plan_question, query_terms
 from palace.questions import load_questions
 
@@ -497,41 +498,31 @@ def entity_facts(
     that order, each with the indexes of the plan entities its facts are about (for
     :func:`palace.retrievers.graph`); and notes on what else was left out."""
     conn = palace.conn
-    ids = [i for e in plan.entities for i in e.entity_ids]
-    marks = ",".join("?" * len(ids))
-    base = (f"(f.subject_id IN ({marks}) OR f.object_id IN ({marks})) AND f.predicate != 'mentioned_with'"
-            f" AND f.invalidated_at IS NULL")
-    params: list = ids + ids
-    if wing:
-        base += " AND f.wing = ?"
-        params.append(wing)
+    ids = tuple(i for e in plan.entities for i in e.entity_ids)
+    if not ids:
+        return (), 0, {}, []
     span = plan.window is not None and plan.window_source == "question" and plan.window.granularity != "day"
-    if plan.window is not None:
-        base += " AND (f.valid_from IS NULL OR f.valid_from < ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
-        params += [plan.window.end.isoformat(), plan.window.start.isoformat()]
-    day = (plan.now or dt.date.today()).isoformat()
-    events = json.dumps(sorted(name for name, spec in palace.registry.items() if spec.kind == "event"))
-    is_event = "f.predicate IN (SELECT value FROM json_each(?))"
-    begun = "(f.valid_from IS NULL OR f.valid_from <= ?)"
+    base = FactFilter(entity_ids=ids, typed_only=True, live=True, wing=wing,
+                      overlaps=(plan.window.start, plan.window.end) if plan.window is not None else None)
+    day = plan.now or dt.date.today()
+    state_now = FactFilter(kind="state", begun_by=day, not_ended_by=day, drop_undated_superseded=True)
+    event_by = FactFilter(kind="event", begun_by=day)
     hidden, notes = 0, []
     if history:
-        views = fact_views(conn, base, params, limit=500, registry=palace.registry)
+        views = fact_views(conn, base, palace.registry)
     elif span:  # "in summer 2024": every fact valid at some time in it, with its own interval
-        views = fact_views(conn, f"{base} AND {begun} AND NOT {UNDATED_SUPERSEDED}", params + [day], limit=500,
-                           registry=palace.registry)
+        views = fact_views(conn, replace(base, begun_by=day, drop_undated_superseded=True), palace.registry)
     else:
-        state_now = f"(NOT {is_event} AND {begun} AND (f.valid_to IS NULL OR f.valid_to > ?) AND NOT {UNDATED_SUPERSEDED})"
-        wanted = state_now if plan.intent == "current" else f"({state_now} OR ({is_event} AND {begun}))"
-        extra = [events, day, day] + ([] if plan.intent == "current" else [events, day])
-        views = fact_views(conn, f"{base} AND {wanted}", params + extra, limit=500, registry=palace.registry)
-        def count(condition: str, more: list) -> int:
-            return conn.execute(f"SELECT count(*) FROM facts f WHERE {base} AND {condition}", params + more).fetchone()[0]
-        hidden = count(f"NOT {is_event} AND f.valid_to <= ?", [events, day])
-        later = count("f.valid_from > ?", [day])
+        wanted = (state_now,) if plan.intent == "current" else (state_now, event_by)
+        views = fact_views(conn, replace(base, any_of=wanted), palace.registry)
+        def count(**narrower) -> int:
+            return count_facts(conn, replace(base, **narrower), palace.registry)
+        hidden = count(kind="state", ended_by=day)
+        later = count(begins_after=day)
         if later:
             notes.append(f"{later} fact{'' if later == 1 else 's'} dated after {day} (--now) left out")
         if plan.intent == "current":
-            past = count(f"{is_event} AND {begun}", [events, day])
+            past = count(kind="event", begun_by=day)
             if past:
                 notes.append(f"{past} event{'' if past == 1 else 's'} (decisions, approvals…) left out: a"
                              " current-state answer lists states; --history shows everything")

@@ -45,9 +45,9 @@ from dataclasses import asdict, dataclass
 
 from palace import store
 from palace.errors import UsageError
-from palace.nlp.extraction import entity_key
+from palace.nlp.names import entity_key
 from palace.nlp.names import legal_form, project_base
-from palace.graph import find_entities
+from palace.db.entities import find_entities
 from palace.temporal import apply_timelines, recorded_now
 
 SHORT_FORM = "short form"

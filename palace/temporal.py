@@ -30,47 +30,11 @@ from pathlib import Path
 from typing import Iterable
 
 from palace.config import read_config
+from palace.errors import ConfigError
+from palace.nlp.registry import Predicate, predicates_from
 
-
-@dataclass(frozen=True)
-class Predicate:
-    """One entry of the registry: ``cardinality`` is ``"one"`` or ``"many"``; ``kind`` is
-    ``"state"`` (true from its date until superseded) or ``"event"`` (true on its date);
-    subject and object types are spaCy labels (``VALUE`` for a literal, ``*`` for any);
-    ``verbs`` are lemmas that yield it with the default pattern (entity subject, direct
-    object), ``patterns`` explicit rules for :mod:`palace.nlp.relations` and ``nouns``
-    its relational nouns ("manager", "plan": copulas, appositions, key–value lines)."""
-
-    name: str
-    cardinality: str
-    subject: tuple[str, ...]
-    object: tuple[str, ...]
-    verbs: tuple[str, ...] = ()
-    kind: str = "state"
-    patterns: tuple[dict, ...] = ()
-    nouns: tuple[dict, ...] = ()
-
-
-def _predicates(entries: Iterable[dict]) -> dict[str, Predicate]:
-    out = {}
-    for entry in entries:
-        cardinality = entry.get("cardinality", "many")
-        if cardinality not in ("one", "many"):
-            raise ValueError(f"predicate {entry.get('name')!r}: cardinality must be 'one' or 'many'")
-        kind = entry.get("kind", "state")
-        if kind not in ("state", "event"):
-            raise ValueError(f"predicate {entry.get('name')!r}: kind must be 'state' or 'event'")
-        patterns = entry.get("patterns", ())
-        if not all(isinstance(p, dict) for p in patterns):
-            raise ValueError(f"predicate {entry.get('name')!r}: patterns must be objects")
-        nouns = entry.get("nouns", ())
-        if not all(isinstance(n, dict) and isinstance(n.get("words", []), list) for n in nouns):
-            raise ValueError(f"predicate {entry.get('name')!r}: nouns must be objects with a 'words' list")
-        out[entry["name"]] = Predicate(
-            entry["name"], cardinality, tuple(entry.get("subject", ["*"])), tuple(entry.get("object", ["*"])),
-            tuple(entry.get("verbs", ())), kind, tuple(patterns), tuple(nouns),
-        )
-    return out
+__all__ = ["Predicate", "default_registry", "load_registry", "load_values", "Assertion", "Closure",
+           "close_timeline"]
 
 
 @lru_cache(maxsize=1)
@@ -90,14 +54,17 @@ def load_values(palace_dir: Path | None = None) -> dict[str, tuple[str, ...]]:
 @lru_cache(maxsize=1)
 def default_registry() -> dict[str, Predicate]:
     """The registry shipped in ``palace/data/predicates.json``."""
-    return _predicates(_default_data()["predicates"])
+    return predicates_from(_default_data()["predicates"])
 
 
 def load_registry(palace_dir: Path | None = None) -> dict[str, Predicate]:
     """The default registry, extended or overridden by ``palace_dir/config.json``'s
-    ``"predicates"`` list (same fields). Raises ValueError for a malformed entry."""
+    ``"predicates"`` list (same fields). Raises :class:`ConfigError` for a malformed entry."""
     registry = dict(default_registry())
-    registry.update(_predicates(read_config(palace_dir).get("predicates", [])))
+    try:
+        registry.update(predicates_from(read_config(palace_dir).get("predicates", [])))
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ConfigError(f"config.json: {exc}", hint="see the predicate fields in the README") from None
     return registry
 
 

@@ -9,7 +9,7 @@ import pytest
 from palace import store
 from palace.core import Palace
 from palace.graph import profile
-from palace.nlp.extraction import entity_key
+from palace.nlp.names import entity_key
 from palace.resolution import aliases, plan_wing, split
 
 

@@ -8,7 +8,8 @@ import datetime as dt
 
 import pytest
 
-from palace.nlp.extraction import Extractor, entity_key
+from palace.nlp.extraction import Extractor
+from palace.nlp.names import entity_key
 from palace.nlp.markup import normalise_entity_name
 from palace.nlp.names import legal_form, project_base
 

@@ -1,0 +1,107 @@
+"""What every command module shares: the typer ``app``, the ``--palace`` option, the one
+place that turns errors into ``Error: … / hint: …`` and exit codes (0 ok, 1 user error, 2
+usage), and the parsing and citing helpers. The command modules import this module and
+register themselves on ``app``; :mod:`palace.cli.main` imports them all."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Callable
+
+import typer
+
+from palace.errors import PalaceError, UsageError
+
+app = typer.Typer(
+    name="palace",
+    help="Mine your notes into drawers and a temporal knowledge graph; ask them questions, offline.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+PalaceOption = typer.Option(None, "--palace", help="Palace folder (default: $PALACE_PATH, else ~/.palace).")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"palace {version('palace')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            typer.echo("palace (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                      help="Print palace's version and exit."),
+) -> None:
+    """Mine your notes into drawers and a temporal knowledge graph; ask them questions, offline."""
+
+
+def fail(message: str, hint: str | None = None) -> None:
+    """Print ``Error: message`` (and the hint) on stderr and exit 1."""
+    from rich.console import Console
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err.print(f"[bold red]Error:[/] {message}", markup=True)
+    if hint:
+        err.print(f"[dim]hint:[/] {hint}", markup=True)
+    raise typer.Exit(1)
+
+
+def guarded(func: Callable) -> Callable:
+    """Decorator for commands: a :class:`PalaceError` becomes ``Error: … / hint`` and exit
+    1; so does an error of the storage underneath (SQLite: read-only, full disk, damaged;
+    Chroma), with a hint, never a traceback."""
+    import functools
+    import sqlite3
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except PalaceError as exc:
+            fail(exc.message, exc.hint)
+        except sqlite3.Error as exc:
+            fail(f"the palace's database failed: {exc}",
+                 "check that palace.db is writable and its disk has room; if it is damaged, move it aside"
+                 " and mine again (the notes are the source)")
+        except Exception as exc:
+            if type(exc).__module__.split(".")[0] != "chromadb":
+                raise
+            fail(f"the palace's vector store failed: {exc}",
+                 "run the command again; if it persists, move chroma/ aside: `palace mine` embeds the drawers again")
+
+    return wrapper
+
+
+def parse_day(value: str | None, option: str, *, end: bool = False, now: dt.date | None = None) -> dt.date | None:
+    """Parse an option's day: ISO ``YYYY-MM-DD``, or any form palace reads in questions
+    (``2024``, ``Q3 2024``, ``last month``; relative to ``now``). A period gives its first
+    day, or its last day with ``end=True`` (``--until 2024`` means through 2024-12-31).
+    Raises :class:`UsageError` when nothing in ``value`` is a date."""
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        pass
+    from palace.nlp.dates import find_date_window
+
+    found = find_date_window(value, now or dt.date.today())
+    if found is None or found[1].strip().lower() not in value.strip().lower():
+        raise UsageError(f"{option}: cannot read a date from {value!r}", hint="use YYYY-MM-DD, e.g. 2024-04-12")
+    interval, text = found
+    leftover = value.strip().lower().replace(text.strip().lower(), "", 1).strip(" ,.")
+    if leftover:
+        raise UsageError(f"{option}: cannot read a date from {value!r}", hint="use YYYY-MM-DD, e.g. 2024-04-12")
+    return interval.end - dt.timedelta(days=1) if end else interval.start
+
+
+def cite(fact) -> str:
+    """``path:line`` of a fact (``path`` alone once its drawer is gone)."""
+    return f"{fact.path}:{fact.line}" if fact.line else fact.path

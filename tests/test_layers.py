@@ -1,0 +1,73 @@
+"""The arrows of the house point one way (cli → palace → nlp), with no cycles, and the
+public surface is what ``__all__`` says."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _graph_module():
+    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "scripts" / "import_graph.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_cycle_and_no_arrow_the_wrong_way():
+    graph_module = _graph_module()
+    graph = graph_module.import_graph()
+    assert graph.number_of_nodes() > 50 and "palace.db.facts" in graph
+    assert graph_module.problems(graph) == []
+    # the edges the layering is about are really seen (a checker that sees nothing passes everything)
+    assert graph.has_edge("palace.cli.facts", "palace.facts")
+    assert graph.has_edge("palace.facts", "palace.db.facts")
+    assert graph.has_edge("palace.db.facts", "palace.nlp.markup")
+
+
+def test_the_checker_reports_a_cycle_and_an_upward_arrow():
+    graph_module = _graph_module()
+    graph = nx.DiGraph([("palace.graph", "palace.facts"), ("palace.facts", "palace.graph"),
+                        ("palace.nlp.pipeline", "palace.errors"), ("palace.store", "palace.cli.app")])
+    found = graph_module.problems(graph)
+    assert any(line.startswith("cycle:") and "palace.graph" in line for line in found)
+    assert "upward: palace.nlp.pipeline → palace.errors" in found
+    assert "upward: palace.store → palace.cli.app" in found
+
+
+def test_nlp_runs_without_loading_the_core():
+    code = ("import sys, palace.nlp.extraction, palace.nlp.pipeline, palace.nlp.registry;"
+            "print(sorted(m for m in sys.modules if m.startswith('palace') and not m.startswith('palace.nlp')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['palace']"  # the namespace package itself, nothing of the core
+
+
+def test_the_public_surface_is_what_all_says():
+    import palace
+
+    assert palace.__all__ == ["Palace"]
+    from palace import Palace
+
+    assert Palace.__module__ == "palace.core"
+    for name in ("palace.errors", "palace.db.facts", "palace.db.entities", "palace.temporal", "palace.cli.main"):
+        module = importlib.import_module(name)
+        assert module.__all__, name
+        for public in module.__all__:
+            assert getattr(module, public) is not None, f"{name}.{public}"
+    from palace.errors import ConfigError, ModelError, PalaceError, UsageError
+
+    assert issubclass(ModelError, PalaceError) and issubclass(ConfigError, UsageError)
+
+
+def test_python_dash_m_palace_cli_main_runs():
+    for module in ("palace", "palace.cli.main"):
+        done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert "mine" in done.stdout and "ask" in done.stdout
