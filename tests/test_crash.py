@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import os
 import signal
 import subprocess
@@ -9,6 +11,8 @@ import sys
 import time
 
 from palace.core import Palace
+
+pytestmark = pytest.mark.slow  # processes, kills and watchers: the full suite, not the fast tier
 
 
 def _kill_mid_mine(corpus, palace_dir, after_drawers: int) -> None:

@@ -40,6 +40,7 @@ def files(palace_dir) -> dict[str, tuple[str, str]]:
             "SELECT path, status, reason FROM files")}
 
 
+@pytest.mark.slow
 def test_special_files_and_bad_names_are_skipped_with_a_reason(faulty):
     found = files(faulty)
     assert found["b.md"] == ("skipped", "not a regular file (a FIFO, socket or device)")
@@ -147,6 +148,7 @@ def test_a_lost_vector_store_is_noticed_and_rebuilt(tmp_path):
         assert "vector" in retrievers
 
 
+@pytest.mark.slow
 def test_a_warm_reader_sees_what_another_process_mined(tmp_path):
     notes = tmp_path / "notes"
     notes.mkdir()

@@ -8,6 +8,8 @@ import pytest
 
 from palace.core import Palace
 
+pytestmark = pytest.mark.slow  # processes, kills and watchers: the full suite, not the fast tier
+
 
 @pytest.fixture()
 def no_network(monkeypatch):

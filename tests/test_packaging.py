@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 import zipfile
@@ -10,6 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_wheel_holds_only_the_palace_package(tmp_path):
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(REPO)],

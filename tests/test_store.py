@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import sqlite3
 
 from palace import store
@@ -85,6 +87,7 @@ def test_0004_makes_acme_corp_with_and_without_its_period_one_entity(tmp_path):
     assert tuple(decision) == ("globex inc", "acme corp")
 
 
+@pytest.mark.slow
 def test_a_locked_write_is_retried_until_the_lock_is_free(tmp_path):
     import sqlite3
     import threading

@@ -20,6 +20,8 @@ import pytest
 from palace.core import Palace
 from palace.watch import AlreadyWatching, Watcher, read_state
 
+pytestmark = pytest.mark.slow  # processes, kills and watchers: the full suite, not the fast tier
+
 
 def drawers(palace_dir):
     """``{path: [text, ...]}`` of a palace, read through its own connection."""
