@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from palace.cli import ask as _ask  # noqa: F401  (commands register themselves on `app`)
+from palace.cli import doctor as _doctor  # noqa: F401
 from palace.cli import entity as _entity  # noqa: F401
 from palace.cli import extract as _extract  # noqa: F401
 from palace.cli import facts as _facts  # noqa: F401
@@ -14,7 +15,7 @@ from palace.cli import status as _status  # noqa: F401
 from palace.cli import watch as _watch  # noqa: F401
 from palace.cli.app import app
 
-del _ask, _entity, _extract, _facts, _mine, _status, _watch
+del _ask, _doctor, _entity, _extract, _facts, _mine, _status, _watch
 
 __all__ = ["app", "run"]
 

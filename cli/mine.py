@@ -32,16 +32,10 @@ def mine(
     if not path.expanduser().is_dir():
         raise UsageError(f"not a folder: {path}", hint="give `palace mine` a folder of notes")
     from palace.config import resolve_palace_path
-    from palace.watch import is_locked, read_pid
-
-    if is_locked(resolve_palace_path(palace_dir)):  # two writers would race over the same notes
-        pid = read_pid(resolve_palace_path(palace_dir))
-        raise UsageError(f"a watcher{f' (pid {pid})' if pid else ''} keeps this palace current",
-                         hint="let it mine (`palace watch` the folder), or `palace daemon stop` first")
-    from palace.locks import MineLock
+    from palace.locks import sole_writer
 
     err = Console(stderr=True)
-    with MineLock(resolve_palace_path(palace_dir)), Palace.open(palace_dir) as palace:
+    with sole_writer(resolve_palace_path(palace_dir)), Palace.open(palace_dir) as palace:
         progress = Progress(
             TextColumn("[bold]mining[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(), TextColumn("[dim]{task.fields[current]}"), console=err, transient=True,

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Callable, Collection
 from palace import store
 from palace.config import fiscal_year_start, quiet_third_parties, resolve_palace_path
 from palace.errors import ModelMismatch, PalaceNotFound, UsageError
-from palace.vectors import VectorIndex
+from palace.vectors import EmbeddedChroma, VectorStore
 
 if TYPE_CHECKING:
     import threading
 
+    from palace.doctor import DoctorReport
     from palace.embedding import Embedder
     from palace.mining import FileOutcome, MineReport
     from palace.query import AskResult
@@ -31,18 +32,21 @@ class Palace:
     Use :meth:`open`; close with :meth:`close` or a ``with`` block.
     """
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, embedder: "Embedder | None" = None) -> None:
+    def __init__(self, path: Path, conn: sqlite3.Connection, embedder: "Embedder | None" = None,
+                 vectors: VectorStore | None = None) -> None:
         self.path = path
         self.conn = conn
-        self.vectors = VectorIndex(path)
+        self.vectors: VectorStore = vectors if vectors is not None else EmbeddedChroma(path)
         self._embedder = embedder
         self._registry: dict | None = None
 
     @classmethod
     def open(
-        cls, path: str | Path | None = None, *, create: bool = True, embedder: "Embedder | None" = None
+        cls, path: str | Path | None = None, *, create: bool = True, embedder: "Embedder | None" = None,
+        vectors: VectorStore | None = None,
     ) -> "Palace":
-        """Open the palace at ``path`` (resolved by :func:`resolve_palace_path`).
+        """Open the palace at ``path`` (resolved by :func:`resolve_palace_path`), its
+        vectors in ``vectors`` (default: the embedded Chroma under ``path/chroma``).
 
         With ``create=False`` a missing palace raises :class:`PalaceNotFound`.
         """
@@ -54,7 +58,7 @@ class Palace:
             raise PalaceNotFound(
                 f"no palace at {resolved}", hint="run `palace mine DIR` first, or pass --palace"
             )
-        return cls(resolved, store.connect(resolved), embedder)
+        return cls(resolved, store.connect(resolved), embedder, vectors)
 
     def close(self) -> None:
         """Close the SQLite connection."""
@@ -141,6 +145,13 @@ class Palace:
         from palace.query import ask
 
         return ask(self, question, **options)
+
+    def doctor(self, *, repair: bool = False) -> "DoctorReport":
+        """Check the palace (and with ``repair`` rebuild what is derived); see
+        :func:`palace.doctor.doctor`. Hold :func:`palace.locks.sole_writer` to repair."""
+        from palace.doctor import doctor
+
+        return doctor(self, repair=repair)
 
     def status(self) -> "StatusReport":
         """Counts and per-file state; see :func:`palace.status.status`."""

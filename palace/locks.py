@@ -10,6 +10,7 @@ mine, or a mine beside a watcher, or a watcher beside a mine, is refused at once
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -18,6 +19,9 @@ from pathlib import Path
 from palace.errors import UsageError
 
 MINE_LOCK = "mine.lock"
+#: the watcher's lock (held for its life) and pid file (see :mod:`palace.watch`)
+WATCH_LOCK = "watch.lock"
+WATCH_PID = "watch.pid"
 
 
 class PalaceBusy(UsageError):
@@ -81,3 +85,21 @@ def held(lock_file: Path) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def sole_writer(palace_dir: Path, doing: str = "mine"):
+    """Hold the right to write the palace for a ``with`` block: refused at once with
+    :class:`PalaceBusy` when a watcher keeps it current (two writers would race over the
+    same notes) or another writer holds :class:`MineLock`. ``doing`` names the work in the
+    message ("mine", "repair")."""
+    if held(palace_dir / WATCH_LOCK):
+        try:
+            pid = int((palace_dir / WATCH_PID).read_text().strip())
+        except (OSError, ValueError):
+            pid = None
+        raise PalaceBusy(f"a watcher{f' (pid {pid})' if pid else ''} keeps this palace current: it cannot {doing}"
+                         " beside it",
+                         hint="let it mine (`palace watch` the folder), or `palace daemon stop` first")
+    with MineLock(palace_dir):
+        yield

@@ -316,10 +316,7 @@ def mine(
             _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done, cancel,
                                owner=read_config(palace.path).get("owner"))
         if any(o.status != "unchanged" for o in outcomes) or store.get_meta(conn, resolution_key):
-            with store.transaction(conn):
-                link_lowercase_mentions(conn, wing)
-                resolve_wing(conn, wing, registry)
-                conn.execute("DELETE FROM meta WHERE key = ?", (resolution_key,))
+            finish_resolution(conn, wing, registry)
     finally:
         embedded_count[0] = worker.finish()
     _flush_tombstones(palace)
@@ -426,6 +423,35 @@ def _moves(conn, root: Path, pending: list[_Pending], vanished: list, done) -> t
                          (item.rel, row["id"]))
         done(FileOutcome(item.rel, "moved", f"from {row['path']}"))
     return left, [r for r in vanished if r["id"] not in moved_rows]
+
+
+def finish_resolution(conn, wing: str, registry: dict) -> None:
+    """Link lower-case names and re-resolve ``wing``'s entities, then clear its
+    ``resolution_pending`` mark, in two transactions. A kill between them leaves the mark set, and the next
+    run (``palace mine`` or ``palace doctor --repair``) does both again: each is a
+    function of the stored drawers, so doing it twice ends as doing it once."""
+    with store.transaction(conn):
+        link_lowercase_mentions(conn, wing)
+    with store.transaction(conn):
+        resolve_wing(conn, wing, registry)
+        conn.execute("DELETE FROM meta WHERE key = ?", (f"resolution_pending:{wing}",))
+
+
+def pending_resolutions(conn) -> list[str]:
+    """The wings whose resolution an interrupted run left to do."""
+    return [key.split(":", 1)[1] for (key,) in conn.execute(
+        "SELECT key FROM meta WHERE key LIKE 'resolution_pending:%' ORDER BY key")]
+
+
+def embed_pending(palace: "Palace", cancel: threading.Event | None = None) -> int:
+    """Embed every drawer not yet in the vector store (``embedded = 0``), from its stored
+    text, in batches that each commit: a kill loses at most the batch at hand, and the
+    next call goes on from there. Returns how many were embedded."""
+    palace.check_model(record=True)
+    worker = _EmbedWorker(palace, _one_core(palace.embedder), cancel)
+    worker.start()
+    worker.submit(_unembedded(palace.conn))
+    return worker.finish()
 
 
 def _find_lost_vectors(palace: "Palace") -> int:
@@ -911,7 +937,8 @@ class _EmbedWorker:
         import numpy as np
 
         vectors_index = self.palace.vectors
-        known = vectors_index.vectors_by_embed_hash([item[2] for item in batch])
+        known = {h: v for h, v in vectors_index.vectors_by_embed_hash([item[2] for item in batch]).items()
+                 if np.isfinite(v).all() and np.linalg.norm(v) > 1e-6}  # a damaged vector is never copied
         missing = [item for item in batch if item[2] not in known]
         if missing:
             fresh = self.embedder.embed([item[1] for item in missing])

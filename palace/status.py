@@ -92,12 +92,10 @@ def status(palace: "Palace") -> StatusReport:
 def _warnings(palace: "Palace") -> tuple[str, ...]:
     """What needs attention, read without opening Chroma: its folder gone while drawers
     are marked as embedded."""
-    from palace.vectors import CHROMA_DIRNAME
-
     embedded = palace.conn.execute("SELECT 1 FROM drawers WHERE embedded = 1 LIMIT 1").fetchone()
-    if embedded and not (palace.path / CHROMA_DIRNAME).is_dir():
-        return (f"the vector store ({CHROMA_DIRNAME}/) is missing: `ask` answers from BM25 and the graph alone"
-                " until `palace mine` embeds the drawers again",)
+    if embedded and palace.vectors.lost():
+        return ("the vector store (chroma/) is missing: `ask` answers from BM25 and the graph alone"
+                " until `palace doctor --repair` (or the next `palace mine`) embeds the drawers again",)
     return ()
 
 

@@ -1,6 +1,9 @@
-"""The vector index: a Chroma collection derived from SQLite.
+"""The vector store: a small protocol (:class:`VectorStore`) and its embedded Chroma
+implementation (:class:`EmbeddedChroma`). Vectors are derived from SQLite: anything in
+the store can be rebuilt from the drawers' texts (``palace doctor --repair``).
 
-Ids are drawer ids; metadata carries wing, room, path, ``embed_hash`` (to reuse a vector
+The protocol is what palace needs of any store — a Chroma server can be another
+implementation: ids are drawer ids; metadata carries wing, room, path, ``embed_hash`` (to reuse a vector
 for text already embedded) and the drawer's date bounds as ``YYYYMMDD`` integers (Chroma
 ``where`` filters compare numbers). Chroma is opened lazily, with telemetry off, and is
 never asked to embed anything: palace passes the vectors it computed.
@@ -20,7 +23,7 @@ import fcntl
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -28,6 +31,8 @@ from palace.config import quiet_third_parties
 
 if TYPE_CHECKING:
     import chromadb
+
+__all__ = ["VectorStore", "EmbeddedChroma", "date_number"]
 
 COLLECTION = "drawers"
 CHROMA_DIRNAME = "chroma"
@@ -39,8 +44,45 @@ def date_number(iso: str | None) -> int | None:
     return int(iso.replace("-", "")) if iso else None
 
 
-class VectorIndex:
-    """A Chroma ``PersistentClient`` collection under ``palace_dir/chroma`` (cosine space)."""
+@runtime_checkable
+class VectorStore(Protocol):
+    """What palace needs of a vector store. Ids are drawer ids (str); vectors are float32
+    rows of the embedder's dimension; distances are cosine distances (0 = same
+    direction); ``where`` is Chroma's filter language over the metadata (``{"wing": w}``,
+    ``{"date_end": {"$gt": 20240101}}``, ``{"$and": [...]}``). Every call sees what any
+    process committed before it (no stale view), and a write is visible to every later
+    read."""
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[dict]) -> None:
+        """Add or replace the vectors of ``ids`` (shape ``(len(ids), dim)``) with their metadata."""
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove the vectors of ``ids``; absent ids are ignored."""
+
+    def query(self, vector: np.ndarray, k: int, where: dict | None = None) -> list[tuple[str, float]]:
+        """The ``k`` nearest vectors that match ``where``: ``[(id, cosine distance)]``, best first."""
+
+    def count(self) -> int:
+        """How many vectors the store holds."""
+
+    def ids(self) -> set[str]:
+        """The ids of every stored vector."""
+
+    def embeddings(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The stored vectors of those ``ids`` that are present: ``(ids, matrix)``."""
+
+    def vectors_by_embed_hash(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored vectors whose metadata ``embed_hash`` is one of ``hashes``, keyed by it
+        (text already embedded is never embedded again)."""
+
+    def lost(self) -> bool:
+        """True when the store's data is gone (the embedded store's folder deleted): the
+        vectors must be rebuilt from SQLite."""
+
+
+class EmbeddedChroma:
+    """A Chroma ``PersistentClient`` collection under ``palace_dir/chroma`` (cosine
+    space): the embedded :class:`VectorStore`."""
 
     def __init__(self, palace_dir: Path) -> None:
         self.path = palace_dir / CHROMA_DIRNAME
@@ -195,3 +237,7 @@ class VectorIndex:
         """The ids of every stored vector."""
         with self.locked():
             return set(self.collection.get(include=[])["ids"])
+
+    def lost(self) -> bool:
+        """True when ``chroma/`` is missing (deleted, or never created)."""
+        return not self.path.is_dir()

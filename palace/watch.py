@@ -42,11 +42,12 @@ from pathlib import Path, PurePosixPath
 
 from palace.discovery import IGNORE_FILES, SKIPPED_FOLDERS, is_editor_artifact
 from palace.errors import UsageError
+from palace.locks import WATCH_LOCK, WATCH_PID, held
 
 log = logging.getLogger("palace.watch")
 
-PID_FILE = "watch.pid"
-LOCK_FILE = "watch.lock"
+PID_FILE = WATCH_PID
+LOCK_FILE = WATCH_LOCK
 STATE_FILE = "watch.json"
 LOG_FILE = "watch.log"
 DEBOUNCE_S = 0.5
@@ -160,8 +161,6 @@ def read_pid(palace_dir: Path) -> int | None:
 
 def is_locked(palace_dir: Path) -> bool:
     """True while some process holds the palace's watcher lock."""
-    from palace.locks import held
-
     return held(palace_dir / LOCK_FILE)
 
 

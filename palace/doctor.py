@@ -1,0 +1,275 @@
+"""``palace doctor``: check that the palace is whole, and rebuild what is derived.
+
+SQLite is the truth; the FTS index, the vectors and entity resolution are derived from
+it, so each can be rebuilt from the stored drawers without the notes. The checks:
+
+- ``integrity``: SQLite's ``PRAGMA integrity_check``;
+- ``schema``: every migration this version knows is applied, and no unknown one;
+- ``fts``: one full-text row per drawer, same rowids (and FTS5's own integrity check);
+- ``vectors``: one vector per embedded drawer, none for a drawer that is gone, none zero
+  or NaN, and how many drawers still wait to be embedded;
+- ``resolution``: no wing left with its entity resolution pending by a killed run;
+- ``orphans``: no row pointing at a parent that is gone (``PRAGMA foreign_key_check``).
+
+With ``repair=True`` (under the one-writer lock) doctor rebuilds what failed: the FTS
+index from the drawers; the vectors of missing or damaged drawers from their stored
+texts, in batches that each commit (a kill loses one batch, and the next repair goes
+on); the vectors of deleted drawers removed; pending resolutions finished; orphan rows
+deleted. It then checks again and says what it did. A damaged SQLite file cannot be
+repaired from inside: the hint says to move it aside and mine again (the notes are the
+source).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from palace import store
+
+if TYPE_CHECKING:
+    from palace.core import Palace
+
+__all__ = ["Check", "DoctorReport", "doctor"]
+
+#: vectors read per batch when looking for zero or NaN ones
+SCAN_BATCH = 2000
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check: ``name`` (``integrity``, ``schema``, ``fts``, ``vectors``,
+    ``resolution``, ``orphans``), ``ok``, what was found (``detail``, in words) and, when
+    it can be fixed, the ``hint``."""
+
+    name: str
+    ok: bool
+    detail: str
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    """The checks in order; ``repaired``: what ``--repair`` did, in words (empty without
+    it); ``before``: the failed checks that led to the repair (empty without it)."""
+
+    checks: tuple[Check, ...]
+    repaired: tuple[str, ...] = ()
+    before: tuple[Check, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        """True when every check passed."""
+        return all(c.ok for c in self.checks)
+
+    def to_json(self) -> str:
+        """One JSON object: ``ok``, ``checks`` (each ``{name, ok, detail, hint}``),
+        ``repaired`` and ``before``."""
+        return json.dumps({"ok": self.ok, **asdict(self)}, ensure_ascii=False, indent=2)
+
+
+def doctor(palace: "Palace", *, repair: bool = False) -> DoctorReport:
+    """Check the palace; with ``repair``, rebuild what is derived and check again.
+
+    The caller holds the one-writer lock for a repair (:func:`palace.locks.sole_writer`).
+    Raises nothing for a damaged palace: the ``integrity`` check says so (SQLite errors
+    while reading are reported as a failed check)."""
+    checks = _checks(palace)
+    if not repair or all(c.ok for c in checks):
+        return DoctorReport(checks)
+    failed = {c.name for c in checks if not c.ok}
+    if "integrity" in failed:
+        return DoctorReport(checks, ("nothing: palace.db itself is damaged; SQLite cannot rebuild it in place",),
+                            tuple(c for c in checks if not c.ok))
+    done: list[str] = []
+    if "orphans" in failed:
+        done.append(_delete_orphans(palace.conn))
+    if "fts" in failed:
+        done.append(_rebuild_fts(palace.conn))
+    if "vectors" in failed:
+        done += _repair_vectors(palace)
+    if "resolution" in failed:
+        from palace.mining import finish_resolution, pending_resolutions
+
+        wings = pending_resolutions(palace.conn)
+        for wing in wings:
+            finish_resolution(palace.conn, wing, palace.registry)
+        done.append(f"finished the entity resolution of {', '.join(wings)}")
+    return DoctorReport(_checks(palace), tuple(done), tuple(c for c in checks if not c.ok))
+
+
+def _checks(palace: "Palace") -> tuple[Check, ...]:
+    conn = palace.conn
+    out = [_integrity(conn)]
+    if not out[0].ok:
+        return tuple(out)
+    for check in (_schema, _fts, _resolution, _orphans):
+        try:
+            out.append(check(conn))
+        except sqlite3.DatabaseError as exc:
+            out.append(Check(check.__name__.strip("_"), False, f"could not be read: {exc}"))
+    out.append(_vectors(palace))
+    return tuple(out)
+
+
+def _integrity(conn: sqlite3.Connection) -> Check:
+    try:
+        rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+    except sqlite3.DatabaseError as exc:
+        rows = [str(exc)]
+    if rows == ["ok"]:
+        return Check("integrity", True, "palace.db is sound")
+    return Check("integrity", False, "palace.db is damaged: " + "; ".join(rows[:5]),
+                 "move palace.db aside and run `palace mine` again on your notes (they are the source)")
+
+
+def _schema(conn: sqlite3.Connection) -> Check:
+    known = [name for name, _ in store.MIGRATIONS]
+    applied = {r[0] for r in conn.execute("SELECT name FROM schema_migrations")}
+    missing = [n for n in known if n not in applied]
+    unknown = sorted(applied - set(known))
+    if unknown:
+        return Check("schema", False, f"migrations newer than this palace: {', '.join(unknown)}",
+                     "upgrade palace")
+    if missing:
+        return Check("schema", False, f"migrations not applied: {', '.join(missing)}",
+                     "open the palace with any command: migrations run on open")
+    return Check("schema", True, f"{len(known)} migrations applied, latest {known[-1]}")
+
+
+def _fts(conn: sqlite3.Connection) -> Check:
+    drawers = conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
+    indexed = conn.execute("SELECT count(*) FROM drawers_fts").fetchone()[0]
+    unindexed = conn.execute(
+        "SELECT count(*) FROM drawers d WHERE NOT EXISTS (SELECT 1 FROM drawers_fts x WHERE x.rowid = d.rowid)"
+    ).fetchone()[0]
+    stray = conn.execute(
+        "SELECT count(*) FROM drawers_fts x WHERE NOT EXISTS (SELECT 1 FROM drawers d WHERE d.rowid = x.rowid)"
+    ).fetchone()[0]
+    problems = []
+    if unindexed:
+        problems.append(f"{unindexed} drawers missing from the full-text index")
+    if stray:
+        problems.append(f"{stray} full-text rows of drawers that are gone")
+    if not problems:
+        try:
+            conn.execute("INSERT INTO drawers_fts (drawers_fts) VALUES ('integrity-check')")
+        except sqlite3.DatabaseError as exc:
+            problems.append(f"the full-text index is damaged ({exc})")
+    if problems:
+        return Check("fts", False, "; ".join(problems), "`palace doctor --repair` rebuilds it from the drawers")
+    return Check("fts", True, f"{indexed} full-text rows = {drawers} drawers")
+
+
+def _resolution(conn: sqlite3.Connection) -> Check:
+    from palace.mining import pending_resolutions
+
+    wings = pending_resolutions(conn)
+    if wings:
+        return Check("resolution", False, f"entity resolution pending in {', '.join(wings)} (a run was interrupted)",
+                     "`palace doctor --repair` (or the next `palace mine`) finishes it")
+    return Check("resolution", True, "nothing pending")
+
+
+def _orphans(conn: sqlite3.Connection) -> Check:
+    rows = conn.execute("PRAGMA foreign_key_check").fetchall()
+    if not rows:
+        return Check("orphans", True, "every row's parent exists")
+    by_table: dict[str, int] = {}
+    for row in rows:
+        by_table[row[0]] = by_table.get(row[0], 0) + 1
+    return Check("orphans", False, "rows whose parent is gone: " + ", ".join(f"{n} in {t}" for t, n in
+                                                                           sorted(by_table.items())),
+                 "`palace doctor --repair` deletes them")
+
+
+def _vectors(palace: "Palace") -> Check:
+    conn = palace.conn
+    embedded = {r[0] for r in conn.execute("SELECT id FROM drawers WHERE embedded = 1")}
+    waiting = conn.execute("SELECT count(*) FROM drawers WHERE embedded = 0").fetchone()[0]
+    hint = "`palace doctor --repair` embeds them again from the stored texts"
+    if palace.vectors.lost():
+        if not embedded:
+            return Check("vectors", not waiting, f"no vector store yet; {waiting} drawers wait to be embedded",
+                         None if not waiting else hint)
+        return Check("vectors", False, f"the vector store is missing: {len(embedded)} drawers lost their vectors",
+                     hint)
+    try:
+        stored = palace.vectors.ids()
+    except Exception as exc:  # noqa: BLE001 — whatever the store raises, the answer is "rebuild it"
+        return Check("vectors", False, f"the vector store cannot be read: {exc}",
+                     "move chroma/ aside, then `palace doctor --repair`")
+    missing = len(embedded - stored)
+    stray = len(stored - embedded - {r[0] for r in conn.execute("SELECT id FROM drawers WHERE embedded = 0")})
+    bad = len(_bad_vectors(palace, sorted(stored & embedded)))
+    problems = []
+    if missing:
+        problems.append(f"{missing} drawers marked embedded have no vector")
+    if bad:
+        problems.append(f"{bad} vectors are zero or not numbers")
+    if stray:
+        problems.append(f"{stray} vectors of drawers that are gone")
+    if waiting:
+        problems.append(f"{waiting} drawers wait to be embedded")
+    if problems:
+        return Check("vectors", False, "; ".join(problems), hint)
+    return Check("vectors", True, f"{len(stored)} vectors = {len(embedded)} embedded drawers, none zero or NaN")
+
+
+def _bad_vectors(palace: "Palace", ids: list[str]) -> list[str]:
+    """The ids among ``ids`` whose stored vector is zero or holds a NaN or infinity."""
+    bad = []
+    for i in range(0, len(ids), SCAN_BATCH):
+        got, matrix = palace.vectors.embeddings(ids[i:i + SCAN_BATCH])
+        if not got:
+            continue
+        finite = np.isfinite(matrix).all(axis=1)
+        norms = np.linalg.norm(np.where(np.isfinite(matrix), matrix, 0), axis=1)
+        bad += [d for d, ok, n in zip(got, finite, norms) if not ok or n < 1e-6]
+    return bad
+
+
+def _delete_orphans(conn: sqlite3.Connection) -> str:
+    rows = conn.execute("PRAGMA foreign_key_check").fetchall()
+    with store.transaction(conn):
+        for table, rowid, _parent, _fk in rows:
+            conn.execute(f'DELETE FROM "{table}" WHERE rowid = ?', (rowid,))
+    return f"deleted {len(rows)} orphan rows"
+
+
+def _rebuild_fts(conn: sqlite3.Connection) -> str:
+    with store.transaction(conn):
+        conn.execute("DELETE FROM drawers_fts")
+        conn.execute(
+            "INSERT INTO drawers_fts (rowid, title, heading, text, path)"
+            " SELECT d.rowid, f.title, (SELECT group_concat(value, ' ') FROM json_each(d.heading_path)), d.text, f.path"
+            " FROM drawers d JOIN files f ON f.id = d.file_id"
+        )
+    count = conn.execute("SELECT count(*) FROM drawers_fts").fetchone()[0]
+    return f"rebuilt the full-text index ({count} drawers)"
+
+
+def _repair_vectors(palace: "Palace") -> list[str]:
+    from palace.mining import embed_pending
+
+    conn = palace.conn
+    done = []
+    embedded = {r[0] for r in conn.execute("SELECT id FROM drawers WHERE embedded = 1")}
+    stored = set() if palace.vectors.lost() else palace.vectors.ids()
+    live = {r[0] for r in conn.execute("SELECT id FROM drawers")}
+    stray = sorted(stored - live)
+    if stray:
+        palace.vectors.delete(stray)
+        done.append(f"removed {len(stray)} vectors of drawers that are gone")
+    again = sorted((embedded - stored) | set(_bad_vectors(palace, sorted(stored & embedded))))
+    if again:
+        with store.transaction(conn):
+            conn.executemany("UPDATE drawers SET embedded = 0 WHERE id = ?", [(d,) for d in again])
+    count = embed_pending(palace)
+    if count:
+        done.append(f"embedded {count} drawers from their stored texts")
+    return done

@@ -1,0 +1,87 @@
+"""The vector-store seam: palace mines and answers through the VectorStore protocol, so
+any store that keeps it (a Chroma server, say) can stand in for the embedded Chroma."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from palace.core import Palace
+from palace.vectors import EmbeddedChroma, VectorStore
+
+
+def _matches(meta: dict, where: dict | None) -> bool:
+    if not where:
+        return True
+    if "$and" in where:
+        return all(_matches(meta, w) for w in where["$and"])
+    (key, cond), = where.items()
+    value = meta.get(key)
+    if not isinstance(cond, dict):
+        return value == cond
+    (op, operand), = cond.items()
+    if value is None:
+        return False
+    return {"$gt": lambda: value > operand, "$lt": lambda: value < operand, "$gte": lambda: value >= operand,
+            "$lte": lambda: value <= operand, "$in": lambda: value in operand, "$eq": lambda: value == operand}[op]()
+
+
+class MemoryVectors:
+    """A VectorStore in a dict, exact cosine search: a stand-in for this unit test of the
+    seam only (the real store is tested everywhere else)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, tuple[np.ndarray, dict]] = {}
+
+    def upsert(self, ids, vectors, metadatas) -> None:
+        for i, v, m in zip(ids, vectors, metadatas):
+            self.rows[i] = (np.asarray(v, dtype=np.float32), dict(m))
+
+    def delete(self, ids) -> None:
+        for i in ids:
+            self.rows.pop(i, None)
+
+    def query(self, vector, k, where=None):
+        q = vector.reshape(-1) / np.linalg.norm(vector)
+        scored = [(i, float(1 - v @ q / np.linalg.norm(v))) for i, (v, m) in self.rows.items() if _matches(m, where)]
+        return sorted(scored, key=lambda x: x[1])[:k]
+
+    def count(self) -> int:
+        return len(self.rows)
+
+    def ids(self) -> set[str]:
+        return set(self.rows)
+
+    def embeddings(self, ids):
+        got = [i for i in ids if i in self.rows]
+        return got, np.stack([self.rows[i][0] for i in got]) if got else np.zeros((0, 0), dtype=np.float32)
+
+    def vectors_by_embed_hash(self, hashes):
+        wanted = set(hashes)
+        return {m["embed_hash"]: v for v, m in self.rows.values() if m.get("embed_hash") in wanted}
+
+    def lost(self) -> bool:
+        return False
+
+
+def test_the_embedded_chroma_and_a_memory_store_keep_the_protocol(tmp_path):
+    assert isinstance(EmbeddedChroma(tmp_path), VectorStore)
+    assert isinstance(MemoryVectors(), VectorStore)
+
+
+def test_palace_mines_and_answers_through_any_vector_store(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-04-12.md").write_text("# Sync\n\nAlice Chen joined Acme Robotics in Berlin.\n")
+    (notes / "2024-05-02.md").write_text("# Budget\n\nWe decided to cut the Harbor travel budget by 10%.\n")
+    memory = MemoryVectors()
+    with Palace.open(tmp_path / "palace", vectors=memory) as palace:
+        report = palace.mine(notes)
+        assert report.embedded == 2 and memory.count() == 2
+        assert not (tmp_path / "palace" / "chroma").exists()  # nothing went to the embedded store
+        top = palace.ask("which company did Alice move to", wing="notes").results[0]
+        assert top.path == "2024-04-12.md"
+        assert "vector" in {c.retriever for c in top.why.retrievers}
+        (notes / "2024-05-02.md").unlink()
+        palace.mine(notes)
+        assert memory.count() == 1
+        assert palace.doctor().ok
