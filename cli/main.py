@@ -21,7 +21,11 @@ __all__ = ["app", "run"]
 
 
 def run() -> None:
-    """Console entry point."""
+    """Console entry point. Files the command creates are owner-only (umask 077): a
+    palace holds the text of the notes."""
+    import os
+
+    os.umask(0o077)
     try:
         app()
     except KeyboardInterrupt:

@@ -320,6 +320,7 @@ def mine(
     finally:
         embedded_count[0] = worker.finish()
     _flush_tombstones(palace)
+    store.private(palace.path)  # the files Chroma and SQLite made during the run: owner-only
 
     elapsed = time.perf_counter() - started
     words = sum(o.words for o in outcomes if o.status == "indexed")

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from palace.errors import SchemaError
@@ -343,6 +344,7 @@ def connect(palace_dir: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         migrate(conn)
+        private(palace_dir)  # palace.db now exists (a new one got the umask's mode)
     except sqlite3.DatabaseError as exc:  # not a database, truncated, read-only, locked for good
         raise SchemaError(
             f"{path} cannot be opened: {exc}",
@@ -353,14 +355,23 @@ def connect(palace_dir: Path) -> sqlite3.Connection:
 
 
 def private(palace_dir: Path) -> None:
-    """Make the palace folder owner-only (0700), whatever the umask: drawers, vectors and
-    the watcher's log hold the notes' text and paths, and no other local user may read
-    them through it. A folder owned by someone else is left as it is."""
+    """Make the palace owner-only, whatever the umask: the folder and every folder in it
+    0700, every file 0600 (owner bits kept): drawers, vectors and the watcher's log hold
+    the notes' text and paths, and no other local user may read them. SQLite gives its
+    ``-wal`` and ``-shm`` files the database file's mode, so they follow. Anything owned
+    by someone else is left as it is."""
     try:
-        if palace_dir.stat().st_uid == os.getuid() and palace_dir.stat().st_mode & 0o077:
-            palace_dir.chmod(0o700)
-    except (OSError, AttributeError):  # no getuid (Windows), or not ours to change
-        pass
+        uid = os.getuid()
+    except AttributeError:  # no getuid (Windows): its ACLs are another matter
+        return
+    for folder, dirs, files in os.walk(palace_dir):
+        for path, private_mode in ((folder, 0o700), *((os.path.join(folder, f), None) for f in files)):
+            try:
+                st = os.lstat(path)
+                if st.st_uid == uid and st.st_mode & 0o077 and not stat.S_ISLNK(st.st_mode):
+                    os.chmod(path, private_mode or (st.st_mode & 0o700))
+            except OSError:  # gone meanwhile, or not ours to change
+                pass
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:

@@ -93,14 +93,22 @@ def test_bad_options_questions_and_stores_are_errors_not_tracebacks(tmp_path, fa
     assert "Traceback" not in out.output
 
 
-def test_the_palace_folder_is_owner_only_whatever_the_umask(tmp_path):
+def test_the_palace_folder_and_its_files_are_owner_only_whatever_the_umask(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-04-12.md").write_text("# Sync\n\nAlice Chen joined Acme Robotics.\n")
     old = os.umask(0o022)
     try:
-        with Palace.open(tmp_path / "palace"):
-            pass
+        with Palace.open(tmp_path / "palace") as palace:
+            palace.mine(notes)
     finally:
         os.umask(old)
-    assert (tmp_path / "palace").stat().st_mode & 0o777 == 0o700
+    found = {p.relative_to(tmp_path / "palace").as_posix(): p.stat().st_mode & 0o777
+             for p in [tmp_path / "palace", *(tmp_path / "palace").rglob("*")]}
+    assert "palace.db" in found and "chroma/chroma.sqlite3" in found
+    assert found["."] == 0o700
+    open_to_others = {path: oct(mode) for path, mode in found.items() if mode & 0o077}
+    assert open_to_others == {}
 
 
 def test_one_writer_at_a_time(tmp_path):
