@@ -10,6 +10,7 @@ import typer
 
 from palace.cli.app import PalaceOption, app, cite, guarded, parse_day
 from palace.errors import UsageError
+from palace.results import to_json
 
 
 @app.command()
@@ -67,7 +68,7 @@ def ask(
                                       ensure_ascii=False))
             raise
     if as_json:
-        typer.echo(result.to_json())
+        typer.echo(to_json(result))
         return
     render(result, explain=explain)
 
@@ -113,7 +114,7 @@ def _answer_line(palace, number: int, line: str, options: dict) -> bool:
         typer.echo(json.dumps({"line": number, "question": question, "error": str(exc),
                                "hint": getattr(exc, "hint", None)}, ensure_ascii=False))
         return False
-    typer.echo(result.to_json(indent=None))
+    typer.echo(to_json(result, indent=None))
     return True
 
 

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from palace.cli.app import PalaceOption, app, guarded
+from palace.results import to_json
 
 
 @app.command()
@@ -33,7 +34,7 @@ def doctor(
         with Palace.open(path, create=False) as palace:
             report = palace.doctor(repair=repair)
     if as_json:
-        typer.echo(report.to_json())
+        typer.echo(to_json(report))
     else:
         out = Console(highlight=False, soft_wrap=True)
         for check in report.before:

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import List, Optional
 
@@ -35,6 +33,7 @@ def entity(
     with its citation.
     """
     from palace.core import Palace
+    from palace.results import to_json
 
     command, names = ("profile", words) if len(words) == 1 else (words[0], words[1:])
     arity = {"profile": 1, "aliases": 1, "split": 1, "merge": 2, "path": 2}
@@ -44,26 +43,17 @@ def entity(
         raise typer.Exit(2)
     with Palace.open(palace_dir, create=False) as palace:
         if command == "profile":
-            from palace.graph import profile
-
-            card = profile(palace, names[0])
-            return typer.echo(card.to_json()) if as_json else _render_profile(card)
+            card = palace.entity(names[0])
+            return typer.echo(to_json(card)) if as_json else _render_profile(card)
         if command == "path":
-            from palace.graph import connection
-
-            found = connection(palace, names[0], names[1])
-            return typer.echo(found.to_json()) if as_json else _render_connection(found)
-        from palace import resolution
-
+            found = palace.path(names[0], names[1])
+            return typer.echo(to_json(found)) if as_json else _render_connection(found)
         if command == "aliases":
-            report = resolution.aliases(palace.conn, names[0])
-            return typer.echo(report.to_json()) if as_json else _render_aliases(report)
-        if command == "merge":
-            done = [resolution.merge(palace.conn, names[0], names[1], palace.registry)]
-        else:
-            done = resolution.split(palace.conn, names[0], palace.registry)
+            report = palace.aliases(names[0])
+            return typer.echo(to_json(report)) if as_json else _render_aliases(report)
+        done = [palace.merge(names[0], names[1])] if command == "merge" else palace.split(names[0])
     if as_json:
-        return typer.echo(json.dumps([asdict(d) for d in done], ensure_ascii=False, indent=2))
+        return typer.echo(to_json(done))
     for d in done:
         verb = "merged into" if d.action == "merge" else "split from"
         typer.echo(f"{d.name} {verb} {d.into} (decision #{d.id}, {d.created_at}; kept on every re-mine)")

@@ -11,6 +11,7 @@ import typer
 
 from palace.cli.app import parse_day
 from palace.cli.app import PalaceOption, app, fail, guarded
+from palace.results import to_json
 
 
 @app.command("extract")
@@ -47,7 +48,7 @@ def extract_command(
     result = extract_text(source, date=day, title=title or "", owner=owner,
                           palace_dir=folder if (folder / "config.json").exists() else None)
     if as_json:
-        typer.echo(result.to_json())
+        typer.echo(to_json(result))
         return
     _render(result)
 

@@ -26,13 +26,12 @@ def facts_command(
     """List typed facts: current ones, or those true on --as-of, or those known at --known-at
     (--all adds co-occurrences)."""
     from palace.core import Palace
-    from palace.facts import facts
 
     day = parse_day(as_of, "--as-of")
     moment = parse_day(known_at, "--known-at", end=True)
     with Palace.open(palace_dir, create=False) as palace:
-        result = facts(palace, about=about, predicate=predicate, as_of=day,
-                       known_at=moment.isoformat() if moment else None, limit=limit, typed_only=not all_facts)
+        result = palace.facts(about=about, predicate=predicate, as_of=day,
+                              known_at=moment.isoformat() if moment else None, limit=limit, typed_only=not all_facts)
     _render(result, as_json)
 
 
@@ -49,16 +48,17 @@ def history(
     """The timeline of typed facts about NAME, superseded and invalidated ones included
     (--all adds co-occurrences)."""
     from palace.core import Palace
-    from palace.facts import facts
 
     with Palace.open(palace_dir, create=False) as palace:
-        result = facts(palace, about=name, predicate=predicate, history=True, limit=limit, typed_only=not all_facts)
+        result = palace.history(name, predicate=predicate, limit=limit, typed_only=not all_facts)
     _render(result, as_json)
 
 
 def _render(result, as_json: bool) -> None:
     if as_json:
-        typer.echo(result.to_json())
+        from palace.results import to_json
+
+        typer.echo(to_json(result))
         return
     from rich.console import Console
     from rich.markup import escape

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
 from typing import Optional
 
@@ -12,6 +10,7 @@ import typer
 
 from palace.cli.app import PalaceOption, app, guarded
 from palace.errors import UsageError
+from palace.results import to_json
 
 
 @app.command()
@@ -57,7 +56,7 @@ def mine(
         with progress:
             report = palace.mine(path, wing=wing, on_file=on_file, on_start=on_start)
     if as_json:
-        typer.echo(json.dumps(asdict(report), indent=2, ensure_ascii=False))
+        typer.echo(to_json(report))
         return
     out = Console(soft_wrap=not sys.stdout.isatty())
     out.print(

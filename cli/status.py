@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from palace.cli.app import PalaceOption, app, guarded
+from palace.results import to_json
 
 
 @app.command()
@@ -27,7 +28,7 @@ def status(
     with Palace.open(palace_dir, create=False) as palace:
         report = palace.status()
     if as_json:
-        typer.echo(report.to_json())
+        typer.echo(to_json(report))
         return
     out = Console()
     out.print(

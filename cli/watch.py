@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from palace.cli.app import PalaceOption, app, fail, guarded
+from palace.cli.app import PalaceOption, app, guarded
 
 daemon_app = typer.Typer(help="The background watcher of a palace: status, stop.", no_args_is_help=True)
 app.add_typer(daemon_app, name="daemon")
@@ -30,13 +27,17 @@ def watch(
 ) -> None:
     """Watch folders and mine every change, in the foreground (Ctrl-C stops) or as a daemon."""
     from palace.config import resolve_palace_path
-    from palace.watch import AlreadyWatching, Watcher, is_locked
+    from palace.daemon import LOG_FILE
+    from palace.watch import Watcher
 
     palace_path = resolve_palace_path(palace_dir)
     if daemon:
-        if is_locked(palace_path):  # say so now, with the pid, rather than in the log
-            raise AlreadyWatching.of(palace_path)
-        return _start_daemon(palace_path, paths, debounce, polling)
+        from palace.daemon import start_daemon
+
+        started = start_daemon(palace_path, paths, debounce=debounce, polling=polling)
+        typer.echo(f"watching {', '.join(str(p) for p in paths)} in the background (pid {started.pid})")
+        typer.echo(f"log: {palace_path / LOG_FILE}   status: palace daemon status   stop: palace daemon stop")
+        return
     watcher = Watcher(palace_path, paths, debounce=debounce, polling=polling)
     _run_foreground(watcher, quiet=not sys.stdout.isatty())
 
@@ -91,34 +92,6 @@ def _line(watcher) -> str:
     return f"watching {roots} · {doing} · queued {len(watcher.queue)} · {last} · Ctrl-C stops"
 
 
-def _start_daemon(palace_path: Path, paths: list[Path], debounce: float, polling: bool) -> None:
-    from palace.watch import LOG_FILE, read_pid, read_state
-
-    for path in paths:
-        if not path.expanduser().is_dir():
-
-            fail(f"not a folder: {path}", "give `palace watch` folders of notes")
-    palace_path.mkdir(parents=True, exist_ok=True)
-    log_path = palace_path / LOG_FILE
-    args = [sys.executable, "-m", "palace", "watch",
-            *[str(p.expanduser().resolve()) for p in paths], "--palace", str(palace_path),
-            "--debounce", str(debounce)] + (["--polling"] if polling else [])
-    with open(log_path, "ab") as log:
-        child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline:  # until it has caught up, or died
-        if child.poll() is not None:
-
-            fail(f"the watcher exited at start (code {child.returncode})", f"see {log_path}")
-        state = read_state(palace_path)
-        if state and state.get("pid") == child.pid and state.get("ready"):
-            break
-        time.sleep(0.2)
-    typer.echo(f"watching {', '.join(str(p) for p in paths)} in the background (pid {read_pid(palace_path) or child.pid})")
-    typer.echo(f"log: {log_path}   status: palace daemon status   stop: palace daemon stop")
-
-
 @daemon_app.command("status")
 @guarded
 def daemon_status(
@@ -127,15 +100,14 @@ def daemon_status(
 ) -> None:
     """Show whether a watcher runs for this palace, what it watches, its queue, last event and errors."""
     from palace.config import resolve_palace_path
-    from palace.watch import is_locked, read_pid, read_state
+    from palace.daemon import daemon_status as read_status
+    from palace.results import to_json
 
     palace_path = resolve_palace_path(palace_dir)
-    running = is_locked(palace_path)
-    state = read_state(palace_path)
-    report = {"palace": str(palace_path), "running": running, "pid": read_pid(palace_path) if running else None,
-              "state": state}
+    report = read_status(palace_path)
+    running, state = report.running, report.state
     if as_json:
-        typer.echo(json.dumps(report, indent=2))
+        typer.echo(to_json(report))
         if not running:
             raise typer.Exit(3)
         return
@@ -147,8 +119,8 @@ def daemon_status(
             last = state["errors"][-1]["error"] if state.get("errors") else ""
             typer.echo(f"  the last one (pid {state['pid']}) {how} at {ended}" + (f": {last}" if last else ""))
         raise typer.Exit(3)
-    if not state or state.get("pid") != report["pid"]:
-        typer.echo(f"a watcher runs (pid {report['pid']}) but has written no status yet")
+    if not state or state.get("pid") != report.pid:
+        typer.echo(f"a watcher runs (pid {report.pid}) but has written no status yet")
         return
     typer.echo(f"watcher pid {state['pid']}: {state['health']}{'' if state['ready'] else ' (catching up)'}")
     for root in state["roots"]:
@@ -167,18 +139,8 @@ def daemon_status(
 def daemon_stop(palace_dir: Optional[Path] = PalaceOption) -> None:
     """Stop the background watcher of this palace (it finishes the note it is mining)."""
     from palace.config import resolve_palace_path
-    from palace.watch import is_locked, read_pid
+    from palace.daemon import stop_daemon
 
     palace_path = resolve_palace_path(palace_dir)
-    pid = read_pid(palace_path)
-    if not is_locked(palace_path) or pid is None:
-        typer.echo(f"no watcher runs for {palace_path}")
-        return
-    os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and is_locked(palace_path):
-        time.sleep(0.1)
-    if is_locked(palace_path):
-
-        fail(f"the watcher (pid {pid}) did not stop within 120 s", f"kill {pid}")
-    typer.echo(f"stopped the watcher (pid {pid})")
+    pid = stop_daemon(palace_path)
+    typer.echo(f"stopped the watcher (pid {pid})" if pid else f"no watcher runs for {palace_path}")

@@ -8,6 +8,7 @@ it, and so do the tests.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection
 
@@ -17,25 +18,39 @@ from palace.errors import ModelMismatch, PalaceNotFound, UsageError
 from palace.vectors import EmbeddedChroma, VectorStore
 
 if TYPE_CHECKING:
-    import threading
+    import datetime as dt
 
+    from palace.changes import ChangeSet
+    from palace.daemon import DaemonStatus
     from palace.doctor import DoctorReport
     from palace.embedding import Embedder
+    from palace.facts import FactsResult
+    from palace.graph import Connection, EntityProfile
     from palace.mining import FileOutcome, MineReport
     from palace.query import AskResult
+    from palace.resolution import AliasReport, Decision
     from palace.status import StatusReport
 
 
 class Palace:
-    """An open palace: ``conn`` (SQLite, the truth), ``vectors`` (Chroma, derived).
+    """An open palace: ``conn`` (SQLite, the truth), ``vectors`` (a
+    :class:`~palace.vectors.VectorStore`, derived), and every command as a method
+    returning a typed result (its JSON by :func:`palace.results.to_json`).
 
-    Use :meth:`open`; close with :meth:`close` or a ``with`` block.
+    Use :meth:`open`; close with :meth:`close` or a ``with`` block. One warm process
+    may call it from several threads: each thread reads and writes through its own
+    SQLite connection (:attr:`conn`), so a read sees the latest committed state (WAL)
+    and never another thread's open transaction, and the vector store reopens itself
+    when another process wrote it.
     """
 
     def __init__(self, path: Path, conn: sqlite3.Connection, embedder: "Embedder | None" = None,
                  vectors: VectorStore | None = None) -> None:
         self.path = path
-        self.conn = conn
+        self._local = threading.local()
+        self._local.conn = conn
+        self._connections = [conn]
+        self._connections_lock = threading.Lock()
         self.vectors: VectorStore = vectors if vectors is not None else EmbeddedChroma(path)
         self._embedder = embedder
         self._registry: dict | None = None
@@ -60,9 +75,22 @@ class Palace:
             )
         return cls(resolved, store.connect(resolved), embedder, vectors)
 
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's SQLite connection to ``palace.db`` (opened on its first use)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = store.connect(self.path)
+            with self._connections_lock:
+                self._connections.append(conn)
+        return conn
+
     def close(self) -> None:
-        """Close the SQLite connection."""
-        self.conn.close()
+        """Close every SQLite connection of this handle."""
+        with self._connections_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
 
     def __enter__(self) -> "Palace":
         return self
@@ -158,3 +186,86 @@ class Palace:
         from palace.status import status
 
         return status(self)
+
+    def facts(self, *, about: str | None = None, predicate: str | None = None, as_of: "dt.date | None" = None,
+              known_at: str | None = None, limit: int = 500, typed_only: bool = True,
+              now: "dt.date | None" = None) -> "FactsResult":
+        """The facts that hold ``now`` (default today), or those valid ``as_of`` a day, or
+        those the palace held ``known_at`` a moment; see :func:`palace.facts.facts`."""
+        from palace.facts import facts
+
+        return facts(self, about=about, predicate=predicate, as_of=as_of, known_at=known_at, limit=limit,
+                     typed_only=typed_only, now=now)
+
+    def history(self, name: str, *, predicate: str | None = None, limit: int = 500,
+                typed_only: bool = True) -> "FactsResult":
+        """Every fact about ``name``, superseded, ended and invalidated ones included, in
+        valid-time order. Raises :class:`UsageError` for an unknown name."""
+        from palace.facts import facts
+
+        return facts(self, about=name, predicate=predicate, history=True, limit=limit, typed_only=typed_only)
+
+    def changes(self, start: "dt.date | None" = None, end: "dt.date | None" = None, *, about: str | None = None,
+                wing: str | None = None, room: str | None = None) -> "ChangeSet":
+        """What changed in valid time over ``[start, end)`` (either may be open), or —
+        with neither — in recorded time since the previous mining; about ``about`` (a name)
+        when given. See :mod:`palace.changes`."""
+        import datetime as dt
+
+        from palace.changes import changes_in_window, changes_since_previous_mining
+        from palace.db.entities import find_entities
+
+        ids = tuple(r["id"] for r in find_entities(self.conn, about)) if about else ()
+        if start is None and end is None:
+            return changes_since_previous_mining(self.conn, entity_ids=ids, wing=wing, room=room,
+                                                 registry=self.registry)
+        return changes_in_window(self.conn, start or dt.date.min, end or dt.date.max, entity_ids=ids, wing=wing,
+                                 room=room, registry=self.registry)
+
+    def entity(self, name: str) -> "EntityProfile":
+        """The profile card of ``name``; see :func:`palace.graph.profile`."""
+        from palace.graph import profile
+
+        return profile(self, name)
+
+    def path(self, source: str, target: str) -> "Connection":
+        """How two names are connected over current facts; see :func:`palace.graph.connection`."""
+        from palace.graph import connection
+
+        return connection(self, source, target)
+
+    def aliases(self, name: str) -> "AliasReport":
+        """``name``'s aliases and why each name resolves as it does; see :func:`palace.resolution.aliases`."""
+        from palace.resolution import aliases
+
+        return aliases(self.conn, name)
+
+    def merge(self, name: str, into: str) -> "Decision":
+        """Record that ``name`` is ``into`` (kept on every re-mine, reversible)."""
+        from palace.resolution import merge
+
+        return merge(self.conn, name, into, self.registry)
+
+    def split(self, name: str) -> "list[Decision]":
+        """Undo what ``name`` was joined to and keep it apart."""
+        from palace.resolution import split
+
+        return split(self.conn, name, self.registry)
+
+    def daemon_status(self) -> "DaemonStatus":
+        """Whether a watcher keeps this palace current, and its state; see :mod:`palace.daemon`."""
+        from palace.daemon import daemon_status
+
+        return daemon_status(self.path)
+
+    def start_daemon(self, paths: "Collection[Path]", *, debounce: float = 0.5, polling: bool = False) -> "DaemonStatus":
+        """Start a background watcher of ``paths``; see :func:`palace.daemon.start_daemon`."""
+        from palace.daemon import start_daemon
+
+        return start_daemon(self.path, list(paths), debounce=debounce, polling=polling)
+
+    def stop_daemon(self) -> int | None:
+        """Stop the background watcher (its pid, or None when none ran)."""
+        from palace.daemon import stop_daemon
+
+        return stop_daemon(self.path)

@@ -22,9 +22,8 @@ source).
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,17 +58,18 @@ class DoctorReport:
 
     checks: tuple[Check, ...]
     repaired: tuple[str, ...] = ()
-    before: tuple[Check, ...] = field(default_factory=tuple)
+    before: tuple[Check, ...] = ()
+    ok: bool = field(init=False, default=False)  # every check passed
 
-    @property
-    def ok(self) -> bool:
-        """True when every check passed."""
-        return all(c.ok for c in self.checks)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ok", all(c.ok for c in self.checks))
 
     def to_json(self) -> str:
-        """One JSON object: ``ok``, ``checks`` (each ``{name, ok, detail, hint}``),
-        ``repaired`` and ``before``."""
-        return json.dumps({"ok": self.ok, **asdict(self)}, ensure_ascii=False, indent=2)
+        """One JSON object: ``checks`` (each ``{name, ok, detail, hint}``), ``repaired``,
+        ``before`` and ``ok`` (:func:`palace.results.to_json`)."""
+        from palace.results import to_json
+
+        return to_json(self)
 
 
 def doctor(palace: "Palace", *, repair: bool = False) -> DoctorReport:

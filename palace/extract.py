@@ -11,8 +11,7 @@ and where its valid time came from, plus the candidates that were rejected and w
 from __future__ import annotations
 
 import datetime as dt
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,8 +79,10 @@ class ExtractResult:
     rejected: tuple[Rejection, ...]
 
     def to_json(self) -> str:
-        """One JSON object with the field names documented in the README."""
-        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+        """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
+        from palace.results import to_json
+
+        return to_json(self)
 
 
 def extract_text(

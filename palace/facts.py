@@ -5,8 +5,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from palace.db.entities import find_entities
@@ -30,8 +29,10 @@ class FactsResult:
     facts: tuple[FactView, ...]
 
     def to_json(self) -> str:
-        """One JSON object with the field names documented in the README."""
-        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+        """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
+        from palace.results import to_json
+
+        return to_json(self)
 
 
 def facts(

@@ -8,8 +8,7 @@ graph (edge weight = number of sentences naming both) around the entity.
 from __future__ import annotations
 
 import datetime as dt
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from palace.db.entities import find_entities
@@ -76,8 +75,10 @@ class EntityProfile:
     degree: int = 0
 
     def to_json(self) -> str:
-        """One JSON object with the field names documented in the README."""
-        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+        """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
+        from palace.results import to_json
+
+        return to_json(self)
 
 
 def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -> EntityProfile:
@@ -205,8 +206,10 @@ class Connection:
     hops: tuple[Hop, ...]
 
     def to_json(self) -> str:
-        """One JSON object with the field names documented in the README."""
-        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+        """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
+        from palace.results import to_json
+
+        return to_json(self)
 
 
 def connection(palace: "Palace", source: str, target: str, *, max_hops: int = 4) -> Connection:

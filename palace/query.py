@@ -25,8 +25,8 @@ import datetime as dt
 import json
 import re
 import time
-from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from palace import retrievers
 from palace.answers import Answer, Direct, answer_question, direct_answer
@@ -165,17 +165,15 @@ class AskResult:
 
     def to_dict(self) -> dict:
         """The result as plain JSON types, with the field names documented in the README."""
-        return json.loads(json.dumps(asdict(self), default=_json_default, ensure_ascii=False))
+        from palace.results import to_data
+
+        return to_data(self)
 
     def to_json(self, indent: int | None = 2) -> str:
         """One JSON object with the field names documented in the README."""
-        return json.dumps(asdict(self), default=_json_default, ensure_ascii=False, indent=indent)
+        from palace.results import to_json
 
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+        return to_json(self, indent)
 
 
 def ask(

@@ -39,9 +39,8 @@ written in lower case ("the leadership council agreed").
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from palace import store
 from palace.errors import UsageError
@@ -486,8 +485,10 @@ class AliasReport:
     decisions: tuple[Decision, ...]
 
     def to_json(self) -> str:
-        """One JSON object with the field names documented in the README."""
-        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+        """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
+        from palace.results import to_json
+
+        return to_json(self)
 
 
 def aliases(conn, name: str) -> AliasReport:

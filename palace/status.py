@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -50,8 +49,10 @@ class StatusReport:
     warnings: tuple[str, ...] = ()
 
     def to_json(self) -> str:
-        """One JSON object with the field names documented in the README."""
-        return json.dumps(asdict(self), ensure_ascii=False, indent=2)
+        """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
+        from palace.results import to_json
+
+        return to_json(self)
 
 
 def status(palace: "Palace") -> StatusReport:

@@ -42,14 +42,10 @@ from pathlib import Path, PurePosixPath
 
 from palace.discovery import IGNORE_FILES, SKIPPED_FOLDERS, is_editor_artifact
 from palace.errors import UsageError
-from palace.locks import WATCH_LOCK, WATCH_PID, held
+from palace.daemon import LOCK_FILE, PID_FILE, STATE_FILE, AlreadyWatching, read_pid
 
 log = logging.getLogger("palace.watch")
 
-PID_FILE = WATCH_PID
-LOCK_FILE = WATCH_LOCK
-STATE_FILE = "watch.json"
-LOG_FILE = "watch.log"
 DEBOUNCE_S = 0.5
 HEARTBEAT_S = 5.0
 MAX_BACKOFF_S = 60.0
@@ -104,17 +100,6 @@ def now_iso() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
-class AlreadyWatching(UsageError):
-    """Another watcher holds this palace's lock."""
-
-    @classmethod
-    def of(cls, palace_dir: Path) -> "AlreadyWatching":
-        """The error for ``palace_dir``, naming the holder's pid when known."""
-        pid = read_pid(palace_dir)
-        return cls(f"a watcher is already running for {palace_dir}" + (f" (pid {pid})" if pid else ""),
-                   hint="`palace daemon status` shows it; `palace daemon stop` stops it")
-
-
 class PalaceLock:
     """The one-watcher-per-palace lock: an exclusive ``flock`` on ``watch.lock``, held for
     the life of the process (the kernel drops it when the process dies, so a killed
@@ -149,19 +134,6 @@ class PalaceLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
-
-
-def read_pid(palace_dir: Path) -> int | None:
-    """The pid in ``watch.pid``, or None."""
-    try:
-        return int((palace_dir / PID_FILE).read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def is_locked(palace_dir: Path) -> bool:
-    """True while some process holds the palace's watcher lock."""
-    return held(palace_dir / LOCK_FILE)
 
 
 def filesystem_type(path: Path) -> str:
@@ -652,30 +624,3 @@ class Watcher:
         tmp = path.with_suffix(".json.tmp")
         tmp.write_text(data)
         os.replace(tmp, path)
-
-
-#: A running watcher whose heartbeat is older than this is reported ``degraded``.
-STALE_HEARTBEAT_S = 60.0
-
-
-def read_state(palace_dir: Path) -> dict | None:
-    """The last ``watch.json`` a watcher wrote, or None. A heartbeat older than
-    :data:`STALE_HEARTBEAT_S` makes its ``health`` ``degraded``, with the problem named
-    (the watcher is stuck, or the process is gone without a clean stop):
-    ``heartbeat_age_s`` gives the age in seconds."""
-    try:
-        state = json.loads((palace_dir / STATE_FILE).read_text())
-    except (OSError, ValueError):
-        return None
-    try:
-        beat = dt.datetime.fromisoformat(state.get("heartbeat") or "")
-    except (TypeError, ValueError):
-        return state
-    age = (dt.datetime.now(dt.timezone.utc) - beat).total_seconds()
-    state["heartbeat_age_s"] = round(age, 1)
-    if age > STALE_HEARTBEAT_S and not state.get("stopped_at"):
-        state["health"] = "degraded"
-        busy = ", ".join(state.get("mining") or []) or "nothing"
-        state["problems"] = [*state.get("problems", []),
-                             f"no heartbeat for {age:.0f} s (mining: {busy})"]
-    return state

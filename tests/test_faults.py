@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from palace.core import Palace
+from palace.errors import PalaceNotFound
 
 
 @pytest.fixture(scope="module")
@@ -196,3 +197,45 @@ def test_a_storage_error_is_an_error_with_a_hint(tmp_path, monkeypatch):
     out = CliRunner().invoke(app, ["status", "--palace", str(tmp_path / "palace")])
     assert out.exit_code == 1 and "the palace's database failed: attempt to write a readonly database" in out.output
     assert "hint: check that palace.db is writable" in out.output and "Traceback" not in out.output
+
+
+def test_one_handle_serves_readers_in_threads_while_it_mines(tmp_path):
+    """A warm process (a server) answers from several threads while the same handle
+    mines: every read succeeds, sees only committed notes, and the last sees them all."""
+    import threading
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(1, 21):
+        (notes / f"2024-05-{i:02d}.md").write_text(f"# Standup {i}\n\nPriya Raman joined Team{i} in Lisbon.\n")
+    errors: list[BaseException] = []
+    seen: list[int] = []
+    done = threading.Event()
+    with Palace.open(tmp_path / "palace") as palace:
+        def read() -> None:
+            while not done.is_set():
+                try:
+                    try:
+                        palace.ask("where did Priya Raman go")
+                    except PalaceNotFound:  # the first note is not committed yet: the user error it is
+                        pass
+                    palace.status()
+                    files = palace.conn.execute("SELECT count(*) FROM files WHERE status = 'indexed'").fetchone()[0]
+                    drawers = palace.conn.execute(
+                        "SELECT count(DISTINCT file_id) FROM drawers").fetchone()[0]
+                    assert drawers <= files  # never a drawer of a note whose row is not committed
+                    seen.append(files)
+                except BaseException as exc:  # noqa: BLE001 — the test reports whatever a reader met
+                    errors.append(exc)
+                    return
+
+        readers = [threading.Thread(target=read) for _ in range(2)]
+        for t in readers:
+            t.start()
+        palace.mine(notes)
+        done.set()
+        for t in readers:
+            t.join(timeout=60)
+        assert errors == []
+        assert seen and palace.facts(about="Priya Raman").facts
+        assert palace.conn.execute("SELECT count(*) FROM files WHERE status = 'indexed'").fetchone()[0] == 20

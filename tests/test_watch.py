@@ -18,7 +18,8 @@ import time
 import pytest
 
 from palace.core import Palace
-from palace.watch import AlreadyWatching, Watcher, read_state
+from palace.daemon import AlreadyWatching, read_state
+from palace.watch import Watcher
 
 pytestmark = pytest.mark.slow  # processes, kills and watchers: the full suite, not the fast tier
 
@@ -412,7 +413,8 @@ def test_a_stale_heartbeat_is_reported_degraded(tmp_path):
     from typer.testing import CliRunner
 
     from palace.cli.main import app
-    from palace.watch import STATE_FILE, PalaceLock
+    from palace.daemon import STATE_FILE
+    from palace.watch import PalaceLock
 
     palace_dir = tmp_path / "palace"
     lock = PalaceLock(palace_dir)
