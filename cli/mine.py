@@ -53,8 +53,13 @@ def mine(
             if not err.is_terminal and not as_json and state["files"] % 50 == 0:
                 err.print(f"mining: {state['files']} paths done, {state['drawers']} drawers", highlight=False)
 
+        def on_progress(note: str, read: int, total: int) -> None:
+            progress.update(state["task"], current=escape(f"{note[-40:]} {read}/{total} drawers"))
+            if not err.is_terminal and not as_json and (read % 500 == 0 or read == total):
+                err.print(f"mining: {note}: {read}/{total} drawers read", highlight=False)
+
         with progress:
-            report = palace.mine(path, wing=wing, on_file=on_file, on_start=on_start)
+            report = palace.mine(path, wing=wing, on_file=on_file, on_start=on_start, on_progress=on_progress)
     if as_json:
         typer.echo(to_json(report))
         return

@@ -160,13 +160,15 @@ class Palace:
         paths: "Collection[str] | None" = None,
         verify: bool = False,
         cancel: "threading.Event | None" = None,
+        on_progress: "Callable[[str, int, int], None] | None" = None,
     ) -> "MineReport":
         """Mine the folder ``root`` into the wing ``wing`` (default: the folder's name);
-        ``paths``, ``verify`` and ``cancel`` as in :func:`palace.mining.mine`."""
+        ``paths``, ``verify``, ``cancel`` and ``on_progress`` (a long note's drawers read)
+        as in :func:`palace.mining.mine`."""
         from palace.mining import mine
 
         return mine(self, Path(root), wing=wing, on_file=on_file, on_start=on_start, paths=paths, verify=verify,
-                    cancel=cancel)
+                    cancel=cancel, on_progress=on_progress)
 
     def ask(self, question: str, **options) -> "AskResult":
         """Answer ``question`` with cited drawers; see :func:`palace.query.ask`."""

@@ -110,6 +110,12 @@ class MineReport:
     outcomes: tuple[FileOutcome, ...] = ()
 
 
+#: a note with more new drawers than this is read after the others (the work budget)
+LARGE_NOTE_DRAWERS = 200
+#: a note's progress is reported every this many drawers
+PROGRESS_EVERY = 50
+
+
 @dataclass
 class _Pending:
     rel: str
@@ -172,6 +178,7 @@ def mine(
     paths: Collection[str] | None = None,
     verify: bool = False,
     cancel: threading.Event | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None,
 ) -> MineReport:
     """Mine ``root`` into ``wing``; return a :class:`MineReport`.
 
@@ -184,8 +191,15 @@ def mine(
     another is **moved**: its drawers, facts and vectors follow it, nothing is
     re-embedded. ``cancel``, once set, ends the run early and cleanly: the files stored
     so far stay, drawers not yet embedded are embedded by the next run, the rest waits
-    for it (the watcher's stop). Raises :class:`UsageError` if ``root`` is not a folder.
-    A file that fails is recorded with its reason and the run goes on.
+    for it (the watcher's stop); it is checked between drawers, so a stop never waits
+    for the rest of a long note (that note is left as it was, for the next run).
+
+    Work budget: notes of more than :data:`LARGE_NOTE_DRAWERS` new drawers are read
+    after all the others, so one huge note never holds back the notes saved beside it;
+    while one is read, ``on_progress(path, drawers_read, drawers)`` is called every
+    :data:`PROGRESS_EVERY` drawers (the CLI's progress bar and the watcher's status
+    show it). Raises :class:`UsageError` if ``root`` is not a folder. A file that fails
+    is recorded with its reason and the run goes on.
     """
     started = time.perf_counter()
     started_at = recorded_now()
@@ -313,8 +327,9 @@ def mine(
         # run once it ends (the watcher mines for days; nothing of a Doc outlives the loop)
         zone = extractor.nlp.memory_zone() if pending else contextlib.nullcontext()
         with zone:
+            pending.sort(key=lambda item: len(item.new) > LARGE_NOTE_DRAWERS)  # stable: small notes first
             _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done, cancel,
-                               owner=read_config(palace.path).get("owner"))
+                               owner=read_config(palace.path).get("owner"), on_progress=on_progress)
         if any(o.status != "unchanged" for o in outcomes) or store.get_meta(conn, resolution_key):
             finish_resolution(conn, wing, registry)
     finally:
@@ -355,11 +370,11 @@ def mine(
 
 
 def _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done,
-                       cancel: threading.Event, owner: str | None = None) -> None:
+                       cancel: threading.Event, owner: str | None = None, on_progress=None) -> None:
     """Run the NLP over the pending notes and store each one in its own transaction,
     handing its new drawers to the embedding worker as soon as it is committed. Stops
-    between notes once ``cancel`` is set."""
-    for item, failure in _run_nlp(extractor, pending, owner):
+    between drawers once ``cancel`` is set (the note at hand is not stored)."""
+    for item, failure in _run_nlp(extractor, pending, owner, cancel=cancel, on_progress=on_progress):
         if cancel.is_set():
             break
         if failure:
@@ -539,13 +554,15 @@ def _fact_date(note: Note, chunk: Chunk) -> DateInterval | None:
     return _drawer_date(note, chunk)
 
 
-def _run_nlp(extractor: Extractor, pending: list[_Pending], palace_owner: str | None = None
-             ) -> Iterator[tuple[_Pending, str]]:
+def _run_nlp(extractor: Extractor, pending: list[_Pending], palace_owner: str | None = None, *,
+             cancel: threading.Event | None = None, on_progress=None) -> Iterator[tuple[_Pending, str]]:
     """Run NER over the new drawers of every pending file; yield each file when complete.
 
     Yields ``(item, "")`` on success, ``(item, reason)`` if spaCy failed on the file.
     ``palace_owner``: who ``I`` is in notes that are not chat lines (``config.json``'s
-    ``owner``).
+    ``owner``). Stops, yielding nothing more, once ``cancel`` is set (checked between
+    drawers); ``on_progress(path, read, total)`` reports a large note every
+    :data:`PROGRESS_EVERY` drawers.
     """
     def stream() -> Iterator[tuple[str, dt.date, Context]]:
         for item in pending:
@@ -563,11 +580,17 @@ def _run_nlp(extractor: Extractor, pending: list[_Pending], palace_owner: str | 
     results = extractor.extract_many(stream())
     position = 0
     for item in pending:
+        total = len(item.new)
+        report = on_progress if on_progress is not None and total > PROGRESS_EVERY else None
         try:
-            for _ in item.new:
+            for read, _ in enumerate(item.new, 1):
+                if cancel is not None and cancel.is_set():
+                    return
                 owner, index = order[position]
                 owner.extractions[index] = next(results)
                 position += 1
+                if report is not None and (read % PROGRESS_EVERY == 0 or read == total):
+                    report(item.rel, read, total)
         except StopIteration:
             yield item, "NLP stopped early"
             return

@@ -528,6 +528,16 @@ class Watcher:
         self._write_state()
         return True
 
+    def _progress(self, path: str, read: int, total: int) -> None:
+        """A long note's progress, shown in ``watch.json``'s ``mining`` (at most every few
+        seconds: the heartbeat thread writes the state too)."""
+        label = f"{path} ({read}/{total} drawers)"
+        self.state.mining = [label] + [m for m in self.state.mining if not m.startswith(f"{path} (") and m != path]
+        now = time.monotonic()
+        if now - getattr(self, "_progress_written", 0.0) >= 2.0 or read == total:
+            self._progress_written = now
+            self._write_state()
+
     def _mine(self, palace, index: int, paths: set[str] | None, verify: bool = False) -> bool:
         """One mine step of a root (``paths`` None: the whole root). True when it ran;
         on failure the root is retried later with backoff."""
@@ -539,7 +549,8 @@ class Watcher:
         self.state.mining = sorted(paths)[:20] if paths else [f"{state.wing}/ (whole folder)"]
         self._write_state()
         try:
-            report = palace.mine(root, wing=state.wing, paths=paths, verify=verify, cancel=self._stop)
+            report = palace.mine(root, wing=state.wing, paths=paths, verify=verify, cancel=self._stop,
+                                 on_progress=self._progress)
         except UsageError as exc:  # e.g. the wing belongs to another folder: retrying cannot help
             state.state, state.reason = "refused", exc.message
             self._error(index, f"{root}: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""))

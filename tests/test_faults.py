@@ -239,3 +239,43 @@ def test_one_handle_serves_readers_in_threads_while_it_mines(tmp_path):
         assert errors == []
         assert seen and palace.facts(about="Priya Raman").facts
         assert palace.conn.execute("SELECT count(*) FROM files WHERE status = 'indexed'").fetchone()[0] == 20
+
+
+def _long_note(sections: int) -> str:
+    body = " ".join(f"The harbor crew logged crate {n} at dock seven before noon." for n in range(30))
+    return "\n\n".join(f"## Part {i}\n\n{body}" for i in range(sections))
+
+
+def test_a_long_note_is_read_last_with_its_progress_and_a_stop_does_not_wait_for_it(tmp_path, monkeypatch):
+    from palace import mining
+
+    monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 5)  # the budget, scaled down to a test's size
+    monkeypatch.setattr(mining, "PROGRESS_EVERY", 4)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a-long.md").write_text(_long_note(24))
+    (notes / "b.md").write_text("# Sync\n\nAlice Chen joined Acme Robotics.\n")
+    (notes / "c.md").write_text("# Budget\n\nWe cut the Harbor travel budget.\n")
+    import threading
+
+    progress: list[tuple[str, int, int]] = []
+    cancel = threading.Event()
+
+    def on_progress(path: str, read: int, total: int) -> None:
+        progress.append((path, read, total))
+        if read >= 8:
+            cancel.set()  # a stop arrives while the long note is read
+
+    with Palace.open(tmp_path / "palace") as palace:
+        report = palace.mine(notes, cancel=cancel, on_progress=on_progress)
+        total = progress[0][2]
+        assert total > 8 and progress[:2] == [("a-long.md", 4, total), ("a-long.md", 8, total)]
+        assert [o.path for o in report.outcomes if o.status == "indexed"] == ["b.md", "c.md"]  # small notes first
+        assert palace.conn.execute("SELECT count(*) FROM files WHERE path = 'a-long.md' AND status = 'indexed'"
+                                   ).fetchone()[0] == 0  # left as it was, for the next run
+        progress.clear()
+        again = palace.mine(notes, on_progress=lambda *a: progress.append(a))
+        assert [o.path for o in again.outcomes if o.status == "indexed"] == ["a-long.md"]
+        assert progress[-1] == ("a-long.md", total, total)
+        assert palace.conn.execute("SELECT count(*) FROM drawers d JOIN files f ON f.id = d.file_id"
+                                   " WHERE f.path = 'a-long.md'").fetchone()[0] == total
