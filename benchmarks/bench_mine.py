@@ -42,7 +42,7 @@ def main() -> None:
     print(f"cpu: {cpu_description()}", flush=True)
 
     from palace.core import Palace
-    from palace.mining import embed_input
+    from palace.indexing import embed_input
 
     work = Path(tempfile.mkdtemp(prefix="palace-bench-"))
     corpus = args.corpus.resolve()

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection
 
-from palace import store
+from palace.db import store
 from palace.config import fiscal_year_start, quiet_third_parties, resolve_palace_path
 from palace.errors import ModelMismatch, PalaceNotFound, UsageError
 from palace.vectors import EmbeddedChroma, VectorStore

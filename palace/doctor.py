@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from palace import store
+from palace.db import store
 
 if TYPE_CHECKING:
     from palace.core import Palace
@@ -254,7 +254,7 @@ def _rebuild_fts(conn: sqlite3.Connection) -> str:
 
 
 def _repair_vectors(palace: "Palace") -> list[str]:
-    from palace.mining import embed_pending
+    from palace.indexing import embed_pending
 
     conn = palace.conn
     done = []

@@ -27,18 +27,43 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
-import queue
-import sqlite3
 import threading
 import time
-import weakref
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable, Collection, Iterator
 
-from palace import store
+from palace.config import date_order, read_config
+from palace.db import store
+from palace.db.drawers import (
+    insert_drawer,
+    move_file,
+    move_wing_root,
+    remove_drawer,
+    renumber_drawer,
+    save_file,
+    set_file_state,
+)
+from palace.db.graph import (
+    NewFact,
+    add_alias,
+    add_date_mention,
+    add_mention,
+    entity_id,
+    insert_fact,
+    invalidate_facts,
+)
 from palace.discovery import PathFilter, walk
 from palace.errors import UsageError
+from palace.indexing import (
+    PREFIX_TOKENS,
+    EmbedWorker,
+    embed_input,
+    find_lost_vectors,
+    flush_tombstones,
+    one_core,
+    unembedded,
+)
 from palace.nlp.chunking import Chunk, chunk_markdown
 from palace.nlp.dates import DateInterval, first_dated_heading
 from palace.nlp.extraction import (
@@ -50,22 +75,16 @@ from palace.nlp.extraction import (
     Extractor,
     email_aliases,
 )
-from palace.reading import GitDates, Note, Unreadable, content_hash, read_note
-from palace.config import date_order, read_config
 from palace.nlp.lines import LineReader
-from palace.nlp.names import entity_key
 from palace.nlp.rules import RelationRules
 from palace.nlp.sentence import Context
+from palace.reading import GitDates, Note, Unreadable, content_hash, read_note
 from palace.resolution import link_lowercase_mentions, resolve_wing
 from palace.temporal import apply_timelines, load_values, recorded_now
-from palace.vectors import date_number
 
 if TYPE_CHECKING:
     from palace.core import Palace
 
-#: Tokens of the embedder's window kept free for the title and heading path prefix.
-PREFIX_TOKENS = 32
-EMBED_BATCH = 64  # drawers per Chroma upsert and per queue item
 
 
 @dataclass(frozen=True)
@@ -154,20 +173,6 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def embed_input(title: str, heading_path: tuple[str, ...], text: str) -> str:
-    """The text given to the embedder and to FTS: title and heading path, then the drawer.
-
-    DESIGN.md: indexing each drawer with its file title and heading path lifts both BM25
-    and vectors. The prefix is clipped so it stays within :data:`PREFIX_TOKENS`.
-    """
-    prefix = " › ".join(p for p in (title, *heading_path) if p)
-    words = prefix.split()
-    if len(words) > 20:
-        prefix = " ".join(words[:20])
-    prefix = prefix[:120]
-    return f"{prefix}\n{text}" if prefix else text
-
-
 def mine(
     palace: "Palace",
     root: Path,
@@ -211,7 +216,7 @@ def mine(
     conn = palace.conn
     _check_wing_root(conn, wing, root)
     palace.check_model(record=True)
-    _find_lost_vectors(palace)
+    find_lost_vectors(palace)
     registry = palace.registry
     on_file = on_file or (lambda outcome: None)
 
@@ -316,9 +321,9 @@ def mine(
         done(FileOutcome(row["path"], "deleted", "no longer under the root"))
 
     embedded_count = [0]
-    worker = _EmbedWorker(palace, _one_core(embedder), cancel)
+    worker = EmbedWorker(palace, one_core(embedder), cancel)
     worker.start()
-    leftovers = _unembedded(conn)  # drawers an earlier, interrupted run did not embed
+    leftovers = unembedded(conn)  # drawers an earlier, interrupted run did not embed
     submitted = {item[0] for item in leftovers}
     worker.submit(leftovers)
     try:
@@ -334,7 +339,7 @@ def mine(
             finish_resolution(conn, wing, registry)
     finally:
         embedded_count[0] = worker.finish()
-    _flush_tombstones(palace)
+    flush_tombstones(palace)
     store.private(palace.path)  # the files Chroma and SQLite made during the run: owner-only
 
     elapsed = time.perf_counter() - started
@@ -388,7 +393,7 @@ def _extract_and_write(conn, wing, root, pending, known, extractor, registry, wo
             _record_file(conn, wing, root, item.rel, "failed", f"could not store: {exc}", known.get(item.rel))
             done(FileOutcome(item.rel, "failed", f"could not store: {exc}"))
             continue
-        fresh = [d for d in _unembedded(conn, file_id) if d[0] not in submitted]
+        fresh = [d for d in unembedded(conn, file_id) if d[0] not in submitted]
         submitted.update(d[0] for d in fresh)
         worker.submit(fresh)
         done(FileOutcome(item.rel, "indexed", "", len(item.chunks), item.words))
@@ -429,14 +434,8 @@ def _moves(conn, root: Path, pending: list[_Pending], vanished: list, done) -> t
             continue
         moved_rows.add(row["id"])
         with store.transaction(conn):
-            conn.execute(
-                "UPDATE files SET path = ?, room = ?, root = ?, mtime = ?, size = ?, mined_at = ? WHERE id = ?",
-                (item.rel, item.room, str(root), item.note.mtime, item.note.size, recorded_now(), row["id"]),
-            )
-            conn.execute("UPDATE facts SET path = ? WHERE wing = ? AND path = ?", (item.rel, row["wing"], row["path"]))
-            conn.execute("UPDATE drawers SET embedded = 0 WHERE file_id = ?", (row["id"],))
-            conn.execute("UPDATE drawers_fts SET path = ? WHERE rowid IN (SELECT rowid FROM drawers WHERE file_id = ?)",
-                         (item.rel, row["id"]))
+            move_file(conn, row["id"], wing=row["wing"], old_path=row["path"], path=item.rel, room=item.room,
+                      root=str(root), mtime=item.note.mtime, size=item.note.size, at=recorded_now())
         done(FileOutcome(item.rel, "moved", f"from {row['path']}"))
     return left, [r for r in vanished if r["id"] not in moved_rows]
 
@@ -459,32 +458,6 @@ def pending_resolutions(conn) -> list[str]:
         "SELECT key FROM meta WHERE key LIKE 'resolution_pending:%' ORDER BY key")]
 
 
-def embed_pending(palace: "Palace", cancel: threading.Event | None = None) -> int:
-    """Embed every drawer not yet in the vector store (``embedded = 0``), from its stored
-    text, in batches that each commit: a kill loses at most the batch at hand, and the
-    next call goes on from there. Returns how many were embedded."""
-    palace.check_model(record=True)
-    worker = _EmbedWorker(palace, _one_core(palace.embedder), cancel)
-    worker.start()
-    worker.submit(_unembedded(palace.conn))
-    return worker.finish()
-
-
-def _find_lost_vectors(palace: "Palace") -> int:
-    """Mark for embedding the drawers whose vectors are no longer in Chroma (``chroma/``
-    deleted or damaged, a restore from an older backup): this run embeds them again from
-    the stored texts. Returns how many were lost."""
-    conn = palace.conn
-    marked = conn.execute("SELECT count(*) FROM drawers WHERE embedded = 1").fetchone()[0]
-    if not marked or palace.vectors.count() >= marked:
-        return 0
-    present = palace.vectors.ids()
-    lost = [d for (d,) in conn.execute("SELECT id FROM drawers WHERE embedded = 1") if d not in present]
-    with store.transaction(conn):
-        conn.executemany("UPDATE drawers SET embedded = 0 WHERE id = ?", [(d,) for d in lost])
-    return len(lost)
-
-
 def _check_wing_root(conn, wing: str, root: Path) -> None:
     """A wing holds one root folder. Mining another folder of the same name into it would
     delete the first folder's drawers, so it is refused with a hint; a wing whose old root
@@ -498,7 +471,7 @@ def _check_wing_root(conn, wing: str, root: Path) -> None:
         )
     if roots and str(root) not in roots:
         with store.transaction(conn):
-            conn.execute("UPDATE files SET root = ? WHERE wing = ?", (str(root), wing))
+            move_wing_root(conn, wing, str(root))
 
 
 def _prepare(conn, wing, rel, note: Note, previous, embedder, max_tokens) -> _Pending:
@@ -598,20 +571,9 @@ def _run_nlp(extractor: Extractor, pending: list[_Pending], palace_owner: str | 
 
 
 def _record_file(conn, wing, root, rel, status, reason, previous) -> None:
-    room = room_of(rel.rstrip("/"))
     with store.transaction(conn):
-        if previous is not None:
-            conn.execute(
-                "UPDATE files SET status = ?, reason = ?, mined_at = ?, root = ? WHERE id = ?",
-                (status, reason, recorded_now(), str(root), previous["id"]),
-            )
-        else:
-            conn.execute(
-                "INSERT INTO files (wing, root, path, room, status, reason, mined_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT(wing, path) DO UPDATE SET status = excluded.status, reason = excluded.reason,"
-                " mined_at = excluded.mined_at",
-                (wing, str(root), rel, room, status, reason, recorded_now()),
-            )
+        set_file_state(conn, wing=wing, root=str(root), path=rel, room=room_of(rel.rstrip("/")), status=status,
+                       reason=reason, at=recorded_now(), previous_id=previous["id"] if previous is not None else None)
 
 
 def _forget_drawers(conn, file_row, *, reason: str, keep: set[str] | None = None, registry: dict | None = None) -> int:
@@ -623,13 +585,8 @@ def _forget_drawers(conn, file_row, *, reason: str, keep: set[str] | None = None
     gone = [r for r in rows if not keep or r["id"] not in keep]
     now = recorded_now()
     for row in gone:
-        conn.execute("DELETE FROM drawers_fts WHERE rowid = ?", (row["rowid"],))
-        conn.execute("INSERT OR IGNORE INTO vector_tombstones VALUES (?)", (row["id"],))
-        conn.execute(
-            "UPDATE facts SET invalidated_at = ?, invalidation_reason = ? WHERE drawer_id = ? AND invalidated_at IS NULL",
-            (now, reason, row["id"]),
-        )
-        conn.execute("DELETE FROM drawers WHERE rowid = ?", (row["rowid"],))
+        invalidate_facts(conn, at=now, reason=reason, drawer_id=row["id"])
+        remove_drawer(conn, row["rowid"], row["id"])
     _retime(conn, [row["id"] for row in gone], registry)  # a retracted value reopens the one before it
     return len(gone)
 
@@ -649,27 +606,6 @@ def _retime(conn, drawer_ids: list[str], registry: dict | None = None, groups: s
         apply_timelines(conn, [tuple(g) for g in groups], registry)
 
 
-def _entity_id(conn, cache: dict, name: str, label: str) -> int:
-    """The entity of a name as read (one per name key; created with ``label`` as type)."""
-    key = entity_key(name)
-    cached = cache.get(key)
-    if cached is not None:
-        return cached
-    row = conn.execute("SELECT id FROM entities WHERE key = ?", (key,)).fetchone()
-    if row is None:
-        entity = conn.execute(
-            "INSERT INTO entities (name, type, key) VALUES (?, ?, ?)", (name, label, key)
-        ).lastrowid
-        conn.execute(
-            "INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, 'name')",
-            (entity, name, key),
-        )
-    else:
-        entity = row[0]
-    cache[key] = entity
-    return entity
-
-
 def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor, registry: dict) -> int:
     """Replace one file's drawers and graph material; inside the caller's transaction."""
     note = item.note
@@ -684,52 +620,23 @@ def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor
     if previous is not None:
         _forget_drawers(conn, previous, reason="file changed: text no longer there", keep=item.keep,
                         registry=registry)
-        file_id = previous["id"]
-        assignments = ", ".join(f"{k} = :{k}" for k in values)
-        conn.execute(f"UPDATE files SET {assignments} WHERE id = :id", {**values, "id": file_id})
-    else:
-        columns = ", ".join(values)
-        placeholders = ", ".join(f":{k}" for k in values)
-        updates = ", ".join(f"{k} = excluded.{k}" for k in values)
-        file_id = conn.execute(
-            f"INSERT INTO files ({columns}) VALUES ({placeholders})"
-            f" ON CONFLICT(wing, path) DO UPDATE SET {updates} RETURNING id",
-            values,
-        ).fetchone()[0]
+    file_id = save_file(conn, values, previous["id"] if previous is not None else None)
     cache: dict = {}
     if note.aliases:
-        concept = _entity_id(conn, cache, note.title, "CONCEPT")
+        concept = entity_id(conn, cache, note.title, "CONCEPT")
         for alias in note.aliases:
-            conn.execute(
-                "INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, 'front matter')",
-                (concept, alias, entity_key(alias)),
-            )
+            add_alias(conn, concept, alias, "front matter")
     ner_extractor = extractor.ner_extractor if item.new else ""
     for index, chunk in enumerate(item.chunks):
         did = item.drawer_ids[index]
         when = _drawer_date(note, chunk)
         if did in item.keep:
-            conn.execute(
-                "UPDATE drawers SET ordinal = ?, char_start = ?, char_end = ?, line_start = ?, line_end = ?"
-                " WHERE id = ?",
-                (chunk.ordinal, chunk.start, chunk.end, chunk.line_start, chunk.line_end, did),
-            )
+            renumber_drawer(conn, did, chunk)
             continue
-        prefix_text = embed_input(note.title, chunk.heading_path, chunk.text)
-        rowid = conn.execute(
-            "INSERT INTO drawers (id, file_id, ordinal, char_start, char_end, line_start, line_end,"
-            " heading_path, text, text_hash, embed_hash, date_start, date_end, date_granularity)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                did, file_id, chunk.ordinal, chunk.start, chunk.end, chunk.line_start, chunk.line_end,
-                json.dumps(list(chunk.heading_path)), chunk.text, _sha(chunk.text), _sha(prefix_text),
-                when.start.isoformat(), when.end.isoformat(), when.granularity,
-            ),
-        ).lastrowid
-        conn.execute(
-            "INSERT INTO drawers_fts (rowid, title, heading, text, path) VALUES (?, ?, ?, ?, ?)",
-            (rowid, note.title, " ".join(chunk.heading_path), chunk.text, item.rel),
-        )
+        insert_drawer(conn, drawer_id=did, file_id=file_id, chunk=chunk, text_hash=_sha(chunk.text),
+                      embed_hash=_sha(embed_input(note.title, chunk.heading_path, chunk.text)),
+                      date_start=when.start.isoformat(), date_end=when.end.isoformat(),
+                      date_granularity=when.granularity, title=note.title, path=item.rel)
         extraction = item.extractions.get(index)
         if extraction is not None:
             _write_graph(conn, cache, did, wing, item.rel, chunk.text, _fact_date(note, chunk), extraction,
@@ -759,21 +666,15 @@ def _front_matter_facts(conn, cache, wing, item: _Pending, extractor: Extractor,
         return set()
     groups = {(r["subject_id"], r["predicate"]) for r in rows}
     if rows:
-        conn.execute(f"UPDATE facts SET invalidated_at = ?, invalidation_reason = 'front matter changed'"
-                     f" WHERE id IN ({','.join('?' * len(rows))})", (now, *[r["id"] for r in rows]))
+        invalidate_facts(conn, at=now, reason="front matter changed", fact_ids=[r["id"] for r in rows])
     when = None if item.note.doc_date_source == "mtime" else DateInterval(day, day + dt.timedelta(days=1), "day")
     empty = Extraction(base=day)
 
     def fact(subject, predicate, obj, value, valid_from, valid_to, granularity, start, end, extractor_name,
              confidence, evidence, stated_to=None, sentence=None) -> None:
-        conn.execute(
-            "INSERT INTO facts (subject_id, raw_subject_id, predicate, object_id, raw_object_id, object_value,"
-            " valid_from, valid_to, valid_granularity, recorded_at, drawer_id, wing, path, char_start, char_end,"
-            " sentence, extractor, confidence, evidence, stated_to)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?)",
-            (subject, subject, predicate, obj, obj, value, _iso(valid_from), _iso(valid_to), granularity, now, first,
-             wing, item.rel, sentence or "", extractor_name, confidence, evidence, _iso(stated_to)),
-        )
+        insert_fact(conn, NewFact(
+            subject, predicate, obj, value, valid_from, valid_to, granularity, now, first, wing, item.rel, 0, 0,
+            sentence or "", extractor_name, confidence, evidence, stated_to))
         groups.add((subject, predicate))
 
     for relation in relations:
@@ -795,38 +696,21 @@ def _write_graph(conn, cache, did, wing, rel, text, when: DateInterval | None, e
     :data:`COOCCURRENCES_PER_DRAWER` per drawer."""
     ids = []
     for mention in extraction.entities:
-        entity = _entity_id(conn, cache, mention.name, mention.label)
+        entity = entity_id(conn, cache, mention.name, mention.label)
         ids.append(entity)
-        conn.execute(
-            "INSERT INTO mentions (entity_id, raw_entity_id, drawer_id, char_start, char_end, surface, label,"
-            " extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (entity, entity, did, mention.start, mention.end, mention.surface, mention.label, ner_extractor,
-             NER_CONFIDENCE),
-        )
+        add_mention(conn, entity, did, mention.start, mention.end, mention.surface, mention.label, ner_extractor,
+                    NER_CONFIDENCE)
     for index, address in email_aliases(text, extraction.entities):
-        conn.execute(
-            "INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, 'e-mail')",
-            (ids[index], address, entity_key(address)),
-        )
+        add_alias(conn, ids[index], address, "e-mail")
     for date in extraction.dates:
-        conn.execute(
-            "INSERT INTO date_mentions (drawer_id, char_start, char_end, surface, start, end, granularity, extractor)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (did, date.start, date.end, date.surface, date.interval.start.isoformat(),
-             date.interval.end.isoformat(), date.interval.granularity, DATES_EXTRACTOR),
-        )
+        add_date_mention(conn, did, date.start, date.end, date.surface, date.interval, DATES_EXTRACTOR)
 
     def fact(subject, predicate, obj, value, valid_from, valid_to, granularity, start, end, extractor, confidence,
              evidence, stated_to=None, sentence=None) -> None:
-        conn.execute(
-            "INSERT INTO facts (subject_id, raw_subject_id, predicate, object_id, raw_object_id, object_value,"
-            " valid_from, valid_to, valid_granularity, recorded_at, drawer_id, wing, path, char_start, char_end,"
-            " sentence, extractor, confidence, evidence, stated_to)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (subject, subject, predicate, obj, obj, value, _iso(valid_from), _iso(valid_to), granularity, now, did,
-             wing, rel, start, end, sentence if sentence is not None else " ".join(text[start:end].split()),
-             extractor, confidence, evidence, _iso(stated_to)),
-        )
+        insert_fact(conn, NewFact(
+            subject, predicate, obj, value, valid_from, valid_to, granularity, now, did, wing, rel, start, end,
+            sentence if sentence is not None else " ".join(text[start:end].split()), extractor, confidence, evidence,
+            stated_to))
 
     paired: set[tuple[int, int]] = set()
     for pair in extraction.cooccurrences:
@@ -856,14 +740,14 @@ def write_relation(conn, cache, fact, relation, extraction: Extraction, ids: lis
     if relation.subject_name:
         label = relation.subject_label or (extraction.entities[relation.subject].label
                                            if relation.subject is not None else "CONCEPT")
-        subject = _entity_id(conn, cache, relation.subject_name, label)
+        subject = entity_id(conn, cache, relation.subject_name, label)
     elif relation.subject is not None:
         subject = ids[relation.subject]
     else:
         return
     obj = ids[relation.object] if relation.object is not None else None
     if obj is None and relation.object_name:
-        obj = _entity_id(conn, cache, relation.object_name, relation.object_label or "CONCEPT")
+        obj = entity_id(conn, cache, relation.object_name, relation.object_label or "CONCEPT")
     if obj is not None and obj == subject:
         return
     time = extraction.fact_time(relation, spec.kind, when)
@@ -873,139 +757,3 @@ def write_relation(conn, cache, fact, relation, extraction: Extraction, ids: lis
          relation.extractor, relation.confidence, relation.evidence, stated_to=stated_to, sentence=relation.quote)
 
 
-def _iso(day: dt.date | None) -> str | None:
-    return day.isoformat() if day else None
-
-
-def _unembedded(conn, file_id: int | None = None) -> list[tuple[str, str, str, dict]]:
-    """Drawers whose vectors are not yet in Chroma: ``(id, embed input, embed_hash, metadata)``."""
-    sql = (
-        "SELECT d.id, d.text, d.heading_path, d.embed_hash, d.date_start, d.date_end, f.title, f.wing,"
-        " f.room, f.path FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.embedded = 0"
-    )
-    params: tuple = ()
-    if file_id is not None:
-        sql += " AND d.file_id = ?"
-        params = (file_id,)
-    out = []
-    for row in conn.execute(sql + " ORDER BY d.rowid", params):
-        heading = tuple(json.loads(row["heading_path"]))
-        meta = {
-            "wing": row["wing"], "room": row["room"], "path": row["path"], "embed_hash": row["embed_hash"],
-            "date_start": date_number(row["date_start"]), "date_end": date_number(row["date_end"]),
-        }
-        out.append((row["id"], embed_input(row["title"], heading, row["text"]), row["embed_hash"], meta))
-    return out
-
-
-class _EmbedWorker:
-    """Embeds drawers and writes their vectors to Chroma, then marks them ``embedded``.
-
-    A thread of its own embeds while the main thread runs spaCy (onnxruntime releases the
-    GIL; each session runs on one core, so the two never fight over the same core). When
-    spaCy is done, :meth:`finish` has the main thread take batches from the same queue, so
-    both cores embed the tail. Each consumer writes through its own SQLite connection (WAL).
-    """
-
-    def __init__(self, palace: "Palace", embedder, cancel: threading.Event | None = None) -> None:
-        self.palace = palace
-        self.embedder = embedder
-        self.cancel = cancel or threading.Event()  # set: stop after the batch at hand
-        self.queue: "queue.Queue[list | None]" = queue.Queue()
-        self.thread = threading.Thread(target=self._run, name="palace-embed", daemon=True)
-        self.error: BaseException | None = None
-        self.count = 0
-        self._lock = threading.Lock()
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def submit(self, items: list) -> None:
-        for i in range(0, len(items), EMBED_BATCH):
-            self.queue.put(items[i:i + EMBED_BATCH])
-
-    def finish(self) -> int:
-        """Embed what is left with both threads; re-raise the worker's error, if any."""
-        self.queue.put(None)
-        try:
-            while self.error is None and not self.cancel.is_set():
-                batch = self.queue.get()
-                if batch is None:
-                    self.queue.put(None)  # leave the sentinel for the worker
-                    break
-                self._embed(self.palace.conn, batch)
-        finally:
-            self.thread.join()
-        if self.cancel.is_set():  # the worker may be waiting on an empty queue
-            self.queue.put(None)
-            self.thread.join()
-        if self.error is not None:
-            raise self.error
-        return self.count
-
-    def _run(self) -> None:
-        conn = store.connect(self.palace.path)
-        try:
-            while True:
-                batch = self.queue.get()
-                if batch is None or self.cancel.is_set():  # left unembedded: the next run's leftovers
-                    self.queue.put(None)  # the main thread may still be waiting for it
-                    break
-                self._embed(conn, batch)
-        except BaseException as exc:  # surfaced by finish()
-            self.error = exc
-        finally:
-            conn.close()
-
-    def _embed(self, conn: sqlite3.Connection, batch: list) -> None:
-        import numpy as np
-
-        vectors_index = self.palace.vectors
-        known = {h: v for h, v in vectors_index.vectors_by_embed_hash([item[2] for item in batch]).items()
-                 if np.isfinite(v).all() and np.linalg.norm(v) > 1e-6}  # a damaged vector is never copied
-        missing = [item for item in batch if item[2] not in known]
-        if missing:
-            fresh = self.embedder.embed([item[1] for item in missing])
-            for item, vector in zip(missing, fresh):
-                known[item[2]] = vector
-            with self._lock:
-                self.count += len(missing)
-        vectors = np.stack([known[item[2]] for item in batch])
-        vectors_index.upsert([item[0] for item in batch], vectors, [item[3] for item in batch])
-        ids = [(item[0],) for item in batch]
-        store.retry_locked(lambda: _mark_embedded(conn, ids), cancel=self.cancel)
-
-
-_ONE_CORE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def _mark_embedded(conn: sqlite3.Connection, ids: list[tuple[str]]) -> None:
-    with store.transaction(conn):
-        conn.executemany("UPDATE drawers SET embedded = 1 WHERE id = ?", ids)
-
-
-def _one_core(embedder):
-    """The mining copy of an ONNX embedder: one onnxruntime thread per session, so the
-    embedding thread and spaCy each keep a core (measured: two threads per session while
-    spaCy runs make both slower). Made once per embedder (a session costs ~0.2 s, which a
-    watcher mining one note at a time would pay on every save)."""
-    from palace.embedding import OnnxEmbedder
-
-    if isinstance(embedder, OnnxEmbedder) and embedder.intra_op_num_threads is None:
-        copy = _ONE_CORE.get(embedder)
-        if copy is None:
-            copy = _ONE_CORE[embedder] = OnnxEmbedder(
-                embedder.model_dir, batch_size=embedder.batch_size, intra_op_num_threads=1)
-        return copy
-    return embedder
-
-
-def _flush_tombstones(palace: "Palace") -> None:
-    """Delete tombstoned vectors from Chroma, then forget the tombstones."""
-    ids = [r[0] for r in palace.conn.execute("SELECT drawer_id FROM vector_tombstones")]
-    if not ids:
-        return
-    live = {r[0] for r in palace.conn.execute("SELECT id FROM drawers")}
-    palace.vectors.delete([i for i in ids if i not in live])
-    with store.transaction(palace.conn):
-        palace.conn.executemany("DELETE FROM vector_tombstones WHERE drawer_id = ?", [(i,) for i in ids])

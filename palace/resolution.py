@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from palace import store
+from palace.db import store
 from palace.errors import UsageError
 from palace.nlp.names import entity_key
 from palace.nlp.names import legal_form, project_base

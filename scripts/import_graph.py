@@ -59,7 +59,7 @@ def import_graph() -> nx.DiGraph:
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
-                # `from palace import store` depends on palace.store, not on palace/__init__
+                # `from palace.db import store` depends on palace.db.store, not on palace/__init__
                 submodules = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in found]
                 targets = submodules if len(submodules) == len(node.names) else [node.module, *submodules]
             for target in targets:

@@ -35,11 +35,11 @@ def test_no_cycle_and_no_arrow_the_wrong_way():
 def test_the_checker_reports_a_cycle_and_an_upward_arrow():
     graph_module = _graph_module()
     graph = nx.DiGraph([("palace.graph", "palace.facts"), ("palace.facts", "palace.graph"),
-                        ("palace.nlp.pipeline", "palace.errors"), ("palace.store", "palace.cli.app")])
+                        ("palace.nlp.pipeline", "palace.errors"), ("palace.db.store", "palace.cli.app")])
     found = graph_module.problems(graph)
     assert any(line.startswith("cycle:") and "palace.graph" in line for line in found)
     assert "upward: palace.nlp.pipeline → palace.errors" in found
-    assert "upward: palace.store → palace.cli.app" in found
+    assert "upward: palace.db.store → palace.cli.app" in found
 
 
 def test_nlp_runs_without_loading_the_core():

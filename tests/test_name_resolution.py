@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from palace import store
+from palace.db import store
 from palace.core import Palace
 from palace.graph import profile
 from palace.nlp.names import entity_key

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palace import store
+from palace.db import store
 from palace.planning import plan_question, read_intent
 
 D = dt.date

@@ -6,7 +6,7 @@ import pytest
 
 import sqlite3
 
-from palace import store
+from palace.db import store
 
 
 def test_0002_makes_one_entity_per_name_and_keeps_every_mention_fact_and_alias(tmp_path):
@@ -92,7 +92,7 @@ def test_a_locked_write_is_retried_until_the_lock_is_free(tmp_path):
     import sqlite3
     import threading
 
-    from palace import store
+    from palace.db import store
 
     conn = store.connect(tmp_path)
     other = store.connect(tmp_path)

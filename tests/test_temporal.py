@@ -123,7 +123,7 @@ def test_registry_has_the_one_value_predicates_and_a_palace_can_extend_it(tmp_pa
 
 
 def test_apply_timelines_closes_only_the_one_value_group(tmp_path):
-    from palace import store
+    from palace.db import store
     from palace.temporal import apply_timelines
 
     conn = store.connect(tmp_path)

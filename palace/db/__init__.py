@@ -4,5 +4,5 @@
   (valid time, recorded time, what "holds on a day" means).
 - :mod:`palace.db.entities`: names and aliases to entities.
 
-The schema, its migrations and the connection live in :mod:`palace.store`.
+The schema, its migrations and the connection live in :mod:`palace.db.store`.
 """
