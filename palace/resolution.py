@@ -47,6 +47,13 @@ from palace.errors import UsageError
 from palace.nlp.names import entity_key
 from palace.nlp.names import legal_form, project_base
 from palace.db.entities import find_entities
+from palace.db.resolution import (
+    record_decision,
+    record_resolutions,
+    refresh_aliases,
+    refresh_types,
+    repoint,
+)
 from palace.temporal import apply_timelines, recorded_now
 
 SHORT_FORM = "short form"
@@ -324,61 +331,17 @@ def resolve_wing(conn, wing: str, registry: dict | None = None) -> int:
     aliases a resolution implies, and recomputes the one-value timelines of the subjects
     whose facts moved. Returns how many facts changed subject or object."""
     plan = plan_wing(conn, wing)
-    now = recorded_now()
-    before = {r[0]: r for r in conn.execute(
-        "SELECT raw_entity_id, entity_id, rule, evidence, created_at FROM entity_resolutions WHERE wing = ?", (wing,)
-    )}
-    conn.execute("DELETE FROM entity_resolutions WHERE wing = ?", (wing,))
-    for raw, (target, rule, evidence) in plan.items():
-        old = before.get(raw)
-        since = old[4] if old is not None and (old[1], old[2]) == (target, rule) else now
-        conn.execute(
-            "INSERT INTO entity_resolutions (raw_entity_id, wing, entity_id, rule, evidence, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (raw, wing, target, rule, evidence, since),
-        )
+    record_resolutions(conn, wing, plan, recorded_now())
     mapping = {raw: target for raw, (target, _, _) in plan.items() if target is not None}
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS resolution_map (raw INTEGER PRIMARY KEY, target INTEGER)")
-    conn.execute("DELETE FROM resolution_map")
-    conn.executemany("INSERT INTO resolution_map VALUES (?, ?)", mapping.items())
-    conn.execute(
-        "UPDATE mentions SET entity_id = coalesce((SELECT target FROM resolution_map WHERE raw = raw_entity_id), raw_entity_id)"
-        " WHERE drawer_id IN (SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?)"
-        " AND entity_id IS NOT coalesce((SELECT target FROM resolution_map WHERE raw = raw_entity_id), raw_entity_id)",
-        (wing,),
-    )
-    moved = conn.execute(
-        "SELECT id, subject_id, predicate,"
-        " coalesce((SELECT target FROM resolution_map WHERE raw = raw_subject_id), raw_subject_id) AS new_subject,"
-        " CASE WHEN raw_object_id IS NULL THEN object_id"
-        "  ELSE coalesce((SELECT target FROM resolution_map WHERE raw = raw_object_id), raw_object_id) END AS new_object"
-        " FROM facts WHERE wing = ? AND raw_subject_id IS NOT NULL"
-        " AND (subject_id IS NOT new_subject OR object_id IS NOT new_object)",
-        (wing,),
-    ).fetchall()
+    moved = repoint(conn, wing, mapping)
     groups = set()
-    for fact_id, old_subject, predicate, new_subject, new_object in moved:
-        conn.execute("UPDATE facts SET subject_id = ?, object_id = ? WHERE id = ?", (new_subject, new_object, fact_id))
+    for _fact_id, old_subject, predicate, new_subject, _new_object in moved:
         if predicate != "mentioned_with":
             groups |= {(old_subject, predicate), (new_subject, predicate)}
     if groups:
         apply_timelines(conn, groups, registry)
-    # aliases implied by resolutions: a short form or merged name is an alias of its target
-    conn.execute(f"DELETE FROM aliases WHERE source IN ({', '.join('?' * len(JOINING_RULES))}) AND NOT EXISTS"
-                 " (SELECT 1 FROM entity_resolutions r JOIN entities e ON e.id = r.raw_entity_id"
-                 " WHERE r.entity_id = aliases.entity_id AND e.key = aliases.key)",
-                 JOINING_RULES)
-    for raw, target in mapping.items():
-        name, key = conn.execute("SELECT name, key FROM entities WHERE id = ?", (raw,)).fetchone()
-        conn.execute("INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, ?)",
-                     (target, name, key, plan[raw][1]))
-    conn.execute(
-        "UPDATE entities SET type = coalesce((SELECT label FROM mentions m WHERE m.raw_entity_id = entities.id"
-        " GROUP BY label ORDER BY count(*) DESC, label != 'PERSON', label LIMIT 1), type)"
-        " WHERE id IN (SELECT m.raw_entity_id FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
-        " JOIN files f ON f.id = d.file_id WHERE f.wing = ?)",
-        (wing,),
-    )
+    refresh_aliases(conn, mapping, {raw: plan[raw][1] for raw in mapping}, JOINING_RULES)
+    refresh_types(conn, wing)
     return len(moved)
 
 
@@ -422,13 +385,7 @@ def merge(conn, name: str, into: str, registry: dict | None = None) -> Decision:
         raise UsageError(f"{name!r} and {into!r} are already one entity ({a['name']})")
     now = recorded_now()
     with store.transaction(conn):
-        conn.execute("UPDATE entity_decisions SET reverted_at = ? WHERE reverted_at IS NULL AND"
-                     " ((name_key = ? AND into_key = ?) OR (name_key = ? AND into_key = ?))",
-                     (now, a["key"], b["key"], b["key"], a["key"]))
-        decision_id = conn.execute(
-            "INSERT INTO entity_decisions (action, name, name_key, into_name, into_key, created_at)"
-            " VALUES ('merge', ?, ?, ?, ?, ?)", (a["name"], a["key"], b["name"], b["key"], now),
-        ).lastrowid
+        decision_id = record_decision(conn, "merge", a, b, now)
         resolve_every_wing(conn, registry)
     return Decision(decision_id, "merge", a["name"], b["name"], now, None)
 
@@ -451,12 +408,7 @@ def split(conn, name: str, registry: dict | None = None) -> list[Decision]:
     out = []
     with store.transaction(conn):
         for target in targets:
-            conn.execute("UPDATE entity_decisions SET reverted_at = ? WHERE reverted_at IS NULL AND action = 'merge'"
-                         " AND name_key = ? AND into_key = ?", (now, a["key"], target["key"]))
-            decision_id = conn.execute(
-                "INSERT INTO entity_decisions (action, name, name_key, into_name, into_key, created_at)"
-                " VALUES ('split', ?, ?, ?, ?, ?)", (a["name"], a["key"], target["name"], target["key"], now),
-            ).lastrowid
+            decision_id = record_decision(conn, "split", a, target, now)
             out.append(Decision(decision_id, "split", a["name"], target["name"], now, None))
         resolve_every_wing(conn, registry)
     return out

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Iterable
 
 from palace.config import read_config
+from palace.db.graph import close_fact, live_group
 from palace.errors import ConfigError
 from palace.nlp.registry import Predicate, predicates_from
 
@@ -184,15 +185,7 @@ def apply_timelines(conn, groups: Iterable[tuple[int, str]], registry: dict[str,
         spec = registry.get(predicate)
         if spec is None or spec.kind != "state" or predicate == "mentioned_with":
             continue
-        rows = conn.execute(
-            "SELECT id, object_id, object_value, valid_from, valid_to, superseded_by, stated_to FROM facts"
-            " WHERE subject_id = ? AND predicate = ? AND invalidated_at IS NULL",
-            (subject_id, predicate),
-        ).fetchall()
-        names = {}
-        ids = {r[1] for r in rows if r[1] is not None}
-        if ids:
-            names = dict(conn.execute(f"SELECT id, key FROM entities WHERE id IN ({','.join('?' * len(ids))})", tuple(ids)))
+        rows, names = live_group(conn, subject_id, predicate)
 
         def value(r) -> str | None:
             if r[1] is not None:
@@ -206,9 +199,6 @@ def apply_timelines(conn, groups: Iterable[tuple[int, str]], registry: dict[str,
             closure = timeline[r[0]]
             valid_to = closure.valid_to.isoformat() if closure.valid_to else None
             if (valid_to, closure.superseded_by) != (r[4], r[5]):
-                conn.execute(
-                    "UPDATE facts SET valid_to = ?, superseded_by = ? WHERE id = ?",
-                    (valid_to, closure.superseded_by, r[0]),
-                )
+                close_fact(conn, r[0], valid_to, closure.superseded_by)
                 changed += 1
     return changed

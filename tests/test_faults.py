@@ -220,9 +220,9 @@ def test_one_handle_serves_readers_in_threads_while_it_mines(tmp_path):
                     except PalaceNotFound:  # the first note is not committed yet: the user error it is
                         pass
                     palace.status()
-                    files = palace.conn.execute("SELECT count(*) FROM files WHERE status = 'indexed'").fetchone()[0]
-                    drawers = palace.conn.execute(
-                        "SELECT count(DISTINCT file_id) FROM drawers").fetchone()[0]
+                    files, drawers = palace.conn.execute(  # one statement: one snapshot
+                        "SELECT (SELECT count(*) FROM files WHERE status = 'indexed'),"
+                        " (SELECT count(DISTINCT file_id) FROM drawers)").fetchone()
                     assert drawers <= files  # never a drawer of a note whose row is not committed
                     seen.append(files)
                 except BaseException as exc:  # noqa: BLE001 — the test reports whatever a reader met

@@ -13,8 +13,8 @@ from dataclasses import astuple, dataclass, fields
 
 from palace.nlp.names import entity_key
 
-__all__ = ["NewFact", "add_alias", "add_date_mention", "add_mention", "entity_id", "insert_fact",
-           "invalidate_facts"]
+__all__ = ["NewFact", "add_alias", "add_date_mention", "add_mention", "close_fact", "entity_id", "insert_fact",
+           "invalidate_facts", "live_group"]
 
 
 @dataclass(frozen=True)
@@ -121,3 +121,25 @@ def invalidate_facts(conn: sqlite3.Connection, *, at: str, reason: str, drawer_i
     if fact_ids:
         conn.execute(f"UPDATE facts SET invalidated_at = ?, invalidation_reason = ?"
                      f" WHERE id IN ({','.join('?' * len(fact_ids))})", (at, reason, *fact_ids))
+
+
+def live_group(conn: sqlite3.Connection, subject_id: int, predicate: str) -> tuple[list[tuple], dict[int, str]]:
+    """The live (not invalidated) facts of one subject and predicate, as rows of ``(id,
+    object_id, object_value, valid_from, valid_to, superseded_by, stated_to)``, and the
+    name keys of their object entities (``{entity id: key}``): what a timeline is
+    computed from (:func:`palace.temporal.apply_timelines`)."""
+    rows = [tuple(r) for r in conn.execute(
+        "SELECT id, object_id, object_value, valid_from, valid_to, superseded_by, stated_to FROM facts"
+        " WHERE subject_id = ? AND predicate = ? AND invalidated_at IS NULL",
+        (subject_id, predicate),
+    )]
+    ids = sorted({r[1] for r in rows if r[1] is not None})
+    names = dict(conn.execute(f"SELECT id, key FROM entities WHERE id IN ({','.join('?' * len(ids))})",
+                              ids)) if ids else {}
+    return rows, names
+
+
+def close_fact(conn: sqlite3.Connection, fact_id: int, valid_to: str | None, superseded_by: int | None) -> None:
+    """Set where a fact's valid time ends (ISO day, None while current) and the fact
+    that superseded it (None: it ended, or holds)."""
+    conn.execute("UPDATE facts SET valid_to = ?, superseded_by = ? WHERE id = ?", (valid_to, superseded_by, fact_id))
