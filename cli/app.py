@@ -105,3 +105,30 @@ def parse_day(value: str | None, option: str, *, end: bool = False, now: dt.date
 def cite(fact) -> str:
     """``path:line`` of a fact (``path`` alone once its drawer is gone)."""
     return f"{fact.path}:{fact.line}" if fact.line else fact.path
+
+
+def render_fact(out, fact, prefix: str = "") -> None:
+    """One fact on one line: subject, predicate, value, valid time, state, citation."""
+    from rich.markup import escape
+
+    valid = f"{fact.valid_from or '?'} → {fact.valid_to or 'now'}"
+    state = "" if fact.state == "current" else f" [{fact.state}]"
+    out.print(f"  {prefix}{escape(fact.subject)} [bold]{escape(fact.predicate)}[/] {escape(fact.object)}"
+              f"  [dim]{valid}{state}  {escape(cite(fact))}[/]")
+
+
+def render_changes(out, changes) -> None:
+    """A :class:`palace.changes.ChangeSet`, grouped by entity, one line per change."""
+    from rich.markup import escape
+
+    out.print(f"\n[bold]changes[/] [dim]({escape(changes.description)})[/]")
+    if not changes.groups:
+        out.print("  no fact began, ended or was superseded")
+    for group in changes.groups:
+        out.print(f" [bold]{escape(group.entity)}[/]")
+        for change in group.changes:
+            replaced = f" → {change.replaced_by}" if change.replaced_by else ""
+            out.print(f"  {change.day[:10]} {change.kind}{escape(replaced)}:", end="")
+            render_fact(out, change.fact, prefix="")
+    if changes.truncated:
+        out.print(f"  [dim]… more than {changes.total} changes; narrow the question[/]")

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.app import PalaceOption, app, cite, guarded, parse_day
+from palace.cli.app import PalaceOption, app, guarded, parse_day, render_changes, render_fact
 from palace.errors import UsageError
 from palace.results import to_json
 
@@ -155,12 +155,12 @@ def render(result, *, explain: bool = False) -> None:
     else:
         out.print(f"  [yellow]{escape(direct.text)}[/]")
     if result.changes is not None and (explain or len(direct.text.splitlines()) > DIRECT_LINES):
-        _render_changes(out, result.changes)
+        render_changes(out, result.changes)
     if result.facts and (explain or plan.intent == "history" or len(result.facts) > DIRECT_LINES):
         title = "facts (history)" if plan.intent == "history" else "facts"
         out.print(f"\n[bold]{title}[/]")
         for fact in result.facts:
-            _render_fact(out, fact)
+            render_fact(out, fact)
     if result.results:
         out.print("\n[bold]evidence[/]")
     for hit in result.results:
@@ -194,29 +194,3 @@ def _dated(hit) -> str:
     if hit.date is None:
         return "undated"
     return f"{hit.date} ({hit.date_source})" if hit.date_source else hit.date
-
-
-def _render_fact(out, fact, prefix: str = "") -> None:
-    from rich.markup import escape
-
-
-    valid = f"{fact.valid_from or '?'} → {fact.valid_to or 'now'}"
-    state = "" if fact.state == "current" else f" [{fact.state}]"
-    out.print(f"  {prefix}{escape(fact.subject)} [bold]{escape(fact.predicate)}[/] {escape(fact.object)}"
-              f"  [dim]{valid}{state}  {escape(cite(fact))}[/]")
-
-
-def _render_changes(out, changes) -> None:
-    from rich.markup import escape
-
-    out.print(f"\n[bold]changes[/] [dim]({escape(changes.description)})[/]")
-    if not changes.groups:
-        out.print("  no fact began, ended or was superseded")
-    for group in changes.groups:
-        out.print(f" [bold]{escape(group.entity)}[/]")
-        for change in group.changes:
-            replaced = f" → {change.replaced_by}" if change.replaced_by else ""
-            out.print(f"  {change.day[:10]} {change.kind}{escape(replaced)}:", end="")
-            _render_fact(out, change.fact, prefix="")
-    if changes.truncated:
-        out.print(f"  [dim]… more than {changes.total} changes; narrow the question[/]")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from palace.cli import ask as _ask  # noqa: F401  (commands register themselves on `app`)
+from palace.cli import changes as _changes  # noqa: F401
 from palace.cli import doctor as _doctor  # noqa: F401
 from palace.cli import entity as _entity  # noqa: F401
 from palace.cli import extract as _extract  # noqa: F401
@@ -15,7 +16,7 @@ from palace.cli import status as _status  # noqa: F401
 from palace.cli import watch as _watch  # noqa: F401
 from palace.cli.app import app
 
-del _ask, _doctor, _entity, _extract, _facts, _mine, _status, _watch
+del _ask, _changes, _doctor, _entity, _extract, _facts, _mine, _status, _watch
 
 __all__ = ["app", "run"]
 

@@ -189,3 +189,22 @@ def test_an_exact_keyword_is_ranked_first_even_when_vectors_miss_it(tmp_path):
         result = palace.ask(question)
         assert result.results[0].path == "lunch.md"
         assert "exact" in {c.retriever for c in result.results[0].why.retrievers}
+
+
+def test_palace_changes_lists_a_window_and_a_name(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-03-01.md").write_text("# Team\n\nBob Stone reports to Alice Chen.\n")
+    (notes / "2024-07-01.md").write_text("# Team\n\nBob Stone reports to Priya Raman.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+    out = runner.invoke(app, ["changes", "--since", "2024-06-01", "--until", "2024-07-31", "--about", "Bob Stone",
+                              "--palace", str(tmp_path / "palace"), "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["basis"] == "valid time" and (data["start"], data["end"]) == ("2024-06-01", "2024-08-01")
+    kinds = {(c["kind"], c["fact"]["object"], c["day"]) for g in data["groups"] for c in g["changes"]}
+    assert ("superseded", "Alice Chen", "2024-07-01") in kinds and ("began", "Priya Raman", "2024-07-01") in kinds
+    assert all(c["day"] >= "2024-06-01" for g in data["groups"] for c in g["changes"])
+    text = runner.invoke(app, ["changes", "--since", "2024-06-01", "--palace", str(tmp_path / "palace")])
+    assert text.exit_code == 0 and "superseded → Priya Raman" in text.output
