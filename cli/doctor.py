@@ -30,8 +30,8 @@ def doctor(
     from palace.locks import sole_writer
 
     path = resolve_palace_path(palace_dir)
-    with sole_writer(path, "repair") if repair else contextlib.nullcontext():
-        with Palace.open(path, create=False) as palace:
+    with Palace.open(path, create=False) as palace:  # a mistyped path is refused before any lock is made
+        with sole_writer(path, "repair") if repair else contextlib.nullcontext():
             report = palace.doctor(repair=repair)
     if as_json:
         typer.echo(to_json(report))

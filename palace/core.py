@@ -49,7 +49,8 @@ class Palace:
         self.path = path
         self._local = threading.local()
         self._local.conn = conn
-        self._connections = [conn]
+        self._connections: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {
+            threading.get_ident(): (threading.current_thread(), conn)}
         self._connections_lock = threading.Lock()
         self.vectors: VectorStore = vectors if vectors is not None else EmbeddedChroma(path)
         self._embedder = embedder
@@ -77,18 +78,24 @@ class Palace:
 
     @property
     def conn(self) -> sqlite3.Connection:
-        """This thread's SQLite connection to ``palace.db`` (opened on its first use)."""
+        """This thread's SQLite connection to ``palace.db`` (opened on its first use; the
+        connections of threads that have ended are closed then, so a server that starts a
+        thread per request holds one per live thread)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = self._local.conn = store.connect(self.path)
+            conn = self._local.conn = store.connect(self.path, setup=False)
             with self._connections_lock:
-                self._connections.append(conn)
+                for ident, (thread, old) in list(self._connections.items()):
+                    if not thread.is_alive():
+                        old.close()
+                        del self._connections[ident]
+                self._connections[threading.get_ident()] = (threading.current_thread(), conn)
         return conn
 
     def close(self) -> None:
-        """Close every SQLite connection of this handle."""
+        """Close every SQLite connection of this handle (call it once no thread uses it)."""
         with self._connections_lock:
-            for conn in self._connections:
+            for _thread, conn in self._connections.values():
                 conn.close()
             self._connections.clear()
 

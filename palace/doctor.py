@@ -4,7 +4,8 @@ SQLite is the truth; the FTS index, the vectors and entity resolution are derive
 it, so each can be rebuilt from the stored drawers without the notes. The checks:
 
 - ``integrity``: SQLite's ``PRAGMA integrity_check``;
-- ``schema``: every migration this version knows is applied, and no unknown one;
+- ``schema``: which migrations are applied (opening the palace applies those it lacks,
+  and refuses one newer than this version, so this one reports);
 - ``fts``: one full-text row per drawer, same rowids (and FTS5's own integrity check);
 - ``vectors``: one vector per embedded drawer, none for a drawer that is gone, none zero
   or NaN, and how many drawers still wait to be embedded;
@@ -15,7 +16,7 @@ With ``repair=True`` (under the one-writer lock) doctor rebuilds what failed: th
 index from the drawers; the vectors of missing or damaged drawers from their stored
 texts, in batches that each commit (a kill loses one batch, and the next repair goes
 on); the vectors of deleted drawers removed; pending resolutions finished; orphan rows
-deleted. It then checks again and says what it did. A damaged SQLite file cannot be
+(whose parent is gone, so nothing can show them) deleted, first. It then checks again and says what it did. A damaged SQLite file cannot be
 repaired from inside: the hint says to move it aside and mine again (the notes are the
 source).
 """
@@ -86,8 +87,9 @@ def doctor(palace: "Palace", *, repair: bool = False) -> DoctorReport:
         return DoctorReport(checks, ("nothing: palace.db itself is damaged; SQLite cannot rebuild it in place",),
                             tuple(c for c in checks if not c.ok))
     done: list[str] = []
-    if "orphans" in failed:
+    if "orphans" in failed:  # first: removing an orphan drawer can change what the others find
         done.append(_delete_orphans(palace.conn))
+        failed = {c.name for c in _checks(palace) if not c.ok}
     if "fts" in failed:
         done.append(_rebuild_fts(palace.conn))
     if "vectors" in failed:
@@ -128,16 +130,10 @@ def _integrity(conn: sqlite3.Connection) -> Check:
 
 
 def _schema(conn: sqlite3.Connection) -> Check:
+    """What the schema is. Opening the palace already applied every migration this
+    version knows and refused a database with one it does not (:class:`SchemaError`),
+    so this check reports and cannot fail."""
     known = [name for name, _ in store.MIGRATIONS]
-    applied = {r[0] for r in conn.execute("SELECT name FROM schema_migrations")}
-    missing = [n for n in known if n not in applied]
-    unknown = sorted(applied - set(known))
-    if unknown:
-        return Check("schema", False, f"migrations newer than this palace: {', '.join(unknown)}",
-                     "upgrade palace")
-    if missing:
-        return Check("schema", False, f"migrations not applied: {', '.join(missing)}",
-                     "open the palace with any command: migrations run on open")
     return Check("schema", True, f"{len(known)} migrations applied, latest {known[-1]}")
 
 
@@ -234,11 +230,26 @@ def _bad_vectors(palace: "Palace", ids: list[str]) -> list[str]:
 
 
 def _delete_orphans(conn: sqlite3.Connection) -> str:
+    """Delete the rows whose parent is gone (a crash of older code, a hand edit): they
+    cannot be shown or searched. A drawer goes with its full-text row and leaves a vector
+    tombstone; a fact no other fact may point at any more (``superseded_by`` cleared, and
+    its timeline is closed again by the next mine). Re-mining derives them again from
+    the notes."""
+    from palace.db.drawers import remove_drawer
+
     rows = conn.execute("PRAGMA foreign_key_check").fetchall()
     with store.transaction(conn):
         for table, rowid, _parent, _fk in rows:
+            if table == "drawers":
+                found = conn.execute("SELECT id FROM drawers WHERE rowid = ?", (rowid,)).fetchone()
+                if found is not None:
+                    remove_drawer(conn, rowid, found[0])
+                continue
+            if table == "facts":
+                conn.execute("UPDATE facts SET superseded_by = NULL WHERE superseded_by = (SELECT id FROM facts"
+                             " WHERE rowid = ?)", (rowid,))
             conn.execute(f'DELETE FROM "{table}" WHERE rowid = ?', (rowid,))
-    return f"deleted {len(rows)} orphan rows"
+    return f"deleted {len(rows)} rows whose parent was gone"
 
 
 def _rebuild_fts(conn: sqlite3.Connection) -> str:

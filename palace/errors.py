@@ -2,7 +2,7 @@
 
 Every error a user can cause or meet derives from :class:`PalaceError` and carries a
 ``hint``: the next step to take. The CLI turns them into ``Error: … / hint: …`` on stderr
-and exit code 1 in one place (``palace.cli.main``); nothing else prints tracebacks.
+and exit code 1 in one place (``palace.cli.app.guarded``); nothing else prints tracebacks.
 
     PalaceError
     ├── PalaceNotFound      no palace at the path (run `palace mine DIR` first)

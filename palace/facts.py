@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from palace.db.entities import find_entities
-from palace.db.facts import FactFilter, FactView, count_facts, fact_views
+from palace.db.facts import FactFilter, FactView, any_fact, fact_views
 from palace.errors import UsageError
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def facts(
         try:
             ids = tuple(r["id"] for r in find_entities(palace.conn, about))
         except UsageError:  # not an entity: maybe a literal value ("Metoprolol", "Starter")
-            if not count_facts(palace.conn, FactFilter(value=value), palace.registry):
+            if not any_fact(palace.conn, FactFilter(value=value), palace.registry):
                 raise
     wanted = FactFilter(
         entity_ids=ids, value=value, predicate=predicate, typed_only=typed_only and not predicate,

@@ -196,14 +196,15 @@ def mine(
     another is **moved**: its drawers, facts and vectors follow it, nothing is
     re-embedded. ``cancel``, once set, ends the run early and cleanly: the files stored
     so far stay, drawers not yet embedded are embedded by the next run, the rest waits
-    for it (the watcher's stop); it is checked between drawers, so a stop never waits
-    for the rest of a long note (that note is left as it was, for the next run).
+    for it (the watcher's stop); it is checked between drawers, so a stop waits at most
+    for the spaCy batch at hand (128 drawers), never for the rest of a long note (that
+    note is left as it was, for the next run).
 
     Work budget: notes of more than :data:`LARGE_NOTE_DRAWERS` new drawers are read
-    after all the others, so one huge note never holds back the notes saved beside it;
-    while one is read, ``on_progress(path, drawers_read, drawers)`` is called every
-    :data:`PROGRESS_EVERY` drawers (the CLI's progress bar and the watcher's status
-    show it). Raises :class:`UsageError` if ``root`` is not a folder. A file that fails
+    after all the others, so one huge note never holds back the notes saved beside it.
+    A note of more than :data:`PROGRESS_EVERY` new drawers reports its progress:
+    ``on_progress(path, drawers_read, drawers)`` every :data:`PROGRESS_EVERY` drawers
+    (the CLI's progress bar and the watcher's status show it). Raises :class:`UsageError` if ``root`` is not a folder. A file that fails
     is recorded with its reason and the run goes on.
     """
     started = time.perf_counter()

@@ -117,3 +117,29 @@ def test_repair_is_refused_beside_another_writer(mined):
     with MineLock(palace_dir):
         out = runner.invoke(app, ["doctor", "--palace", str(palace_dir), "--repair"])
     assert out.exit_code == 1 and "is busy" in out.output
+
+
+def test_an_orphan_drawer_goes_with_its_search_row_and_vector(mined):
+    _, palace_dir = mined
+    with Palace.open(palace_dir) as palace:
+        conn = palace.conn
+        conn.execute("PRAGMA foreign_keys = OFF")
+        conn.execute("INSERT INTO drawers (id, file_id, ordinal, char_start, char_end, line_start, line_end,"
+                     " heading_path, text, text_hash, embed_hash, date_start, date_end, date_granularity)"
+                     " VALUES ('orphan-drawer', 999, 0, 0, 5, 1, 1, '[]', 'ghost', 'h', 'e',"
+                     " '2024-01-01', '2024-01-02', 'day')")
+        rowid = conn.execute("SELECT rowid FROM drawers WHERE id = 'orphan-drawer'").fetchone()[0]
+        conn.execute("INSERT INTO drawers_fts (rowid, title, heading, text, path) VALUES (?, 'x', '', 'ghost', 'x')",
+                     (rowid,))
+        conn.execute("PRAGMA foreign_keys = ON")
+    code, report = _doctor(palace_dir)
+    assert code == 1 and _check(report, "orphans")["detail"] == "rows whose parent is gone: 1 in drawers"
+    code, report = _doctor(palace_dir, "--repair")
+    assert code == 0 and report["ok"], report
+    assert _check(report, "fts")["detail"] == "3 full-text rows = 3 drawers"
+
+
+def test_repair_of_a_mistyped_palace_creates_nothing(tmp_path):
+    out = runner.invoke(app, ["doctor", "--palace", str(tmp_path / "no-such-palace"), "--repair"])
+    assert out.exit_code == 1 and "no palace at" in out.output
+    assert not (tmp_path / "no-such-palace").exists()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from palace.nlp.markup import readable
 
-__all__ = ["FactFilter", "FactView", "fact_views", "count_facts"]
+__all__ = ["FactFilter", "FactView", "fact_views", "count_facts", "any_fact"]
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ NOT_BEGUN_BY = (
 )
 
 
-def _holds_on(registry: dict, day: dt.date, alias: str = "f") -> tuple[str, list]:
+def _holds_on(registry: dict, day: dt.date) -> tuple[str, list]:
     """The SQL condition (and its parameters) of a fact that still holds on ``day``: not
     invalidated, not superseded, and — for a state — begun and not ended by then (a state
     a note ended, "stepped down as lead", or an interval it bounded, "until 2010"; "starts
@@ -77,10 +77,10 @@ def _holds_on(registry: dict, day: dt.date, alias: str = "f") -> tuple[str, list
     for what "current" means."""
     events = sorted({name for name, spec in registry.items() if spec.kind == "event"} | {"mentioned_with"})
     marks = ",".join("?" * len(events)) or "''"
-    return (f"{alias}.invalidated_at IS NULL AND {alias}.superseded_by IS NULL"
-            f" AND ({alias}.valid_to IS NULL OR {alias}.valid_to > ? OR {alias}.predicate IN ({marks}))"
-            f" AND ({alias}.valid_from IS NULL OR {alias}.valid_from <= ? OR {alias}.predicate IN ({marks}))"
-            f" AND ({alias}.object_id IS NOT NULL OR {alias}.object_value IS NOT NULL)",
+    return (f"f.invalidated_at IS NULL AND f.superseded_by IS NULL"
+            f" AND (f.valid_to IS NULL OR f.valid_to > ? OR f.predicate IN ({marks}))"
+            f" AND (f.valid_from IS NULL OR f.valid_from <= ? OR f.predicate IN ({marks}))"
+            f" AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL)",
             [day.isoformat(), *events, day.isoformat(), *events])
 
 
@@ -89,7 +89,9 @@ def _events(registry: dict) -> list[str]:
 
 
 def _marks(values) -> str:
-    return ",".join("?" * len(values)) or "NULL"
+    """``?`` placeholders for ``values``; for none, a value no column holds (so that
+    ``IN`` is false and ``NOT IN`` true, as for an empty set: ``NOT IN (NULL)`` is never true)."""
+    return ",".join("?" * len(values)) or "''"
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,8 @@ class FactFilter:
     """Which facts to read; every field set narrows the selection (they are ANDed), and
     ``any_of`` adds one condition met by any of its filters.
 
-    Days are :class:`datetime.date`; moments are ISO strings (``2024-06-01`` or
-    ``2024-06-01T12:00:00``; a day means its last second).
+    Days are :class:`datetime.date`; moments are ISO strings (``2024-06-01T12:00:00``;
+    for ``known_at`` a bare day means its last second).
 
     - ``entity_ids`` / ``value``: about these entities (subject or object) or this literal
       value (case-insensitive object value); both set, either matches.
@@ -222,6 +224,12 @@ class FactFilter:
 def _split(condition: tuple[str, list]) -> tuple:
     sql, params = condition
     return (sql, *params)
+
+
+def any_fact(conn: sqlite3.Connection, wanted: FactFilter, registry: dict) -> bool:
+    """Whether ``wanted`` selects at least one fact (stops at the first)."""
+    where, params = wanted.where(registry)
+    return conn.execute(f"SELECT 1 FROM facts f WHERE {where} LIMIT 1", params).fetchone() is not None
 
 
 def count_facts(conn: sqlite3.Connection, wanted: FactFilter, registry: dict) -> int:

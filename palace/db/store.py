@@ -322,7 +322,7 @@ MIGRATIONS: list[tuple[str, str]] = [
 ]
 
 
-def connect(palace_dir: Path) -> sqlite3.Connection:
+def connect(palace_dir: Path, *, setup: bool = True) -> sqlite3.Connection:
     """Open (creating if needed; the folder made owner-only, :func:`private`)
     ``palace_dir/palace.db`` and bring its schema up to date.
 
@@ -330,11 +330,15 @@ def connect(palace_dir: Path) -> sqlite3.Connection:
     transactions with :func:`transaction`), WAL journal, ``busy_timeout`` 30 s, foreign
     keys on, rows as :class:`sqlite3.Row`.
 
+    ``setup=False`` only opens a connection to a palace another connection has set up
+    (no folder creation, permissions or migrations: a warm process's second thread).
+
     Raises :class:`SchemaError` when the database holds migrations this version does not
     know, or is not a database SQLite can open and write (damaged, truncated, read-only).
     """
-    palace_dir.mkdir(parents=True, exist_ok=True)
-    private(palace_dir)
+    if setup:
+        palace_dir.mkdir(parents=True, exist_ok=True)
+        private(palace_dir)
     path = palace_dir / DB_FILENAME
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
@@ -343,8 +347,9 @@ def connect(palace_dir: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
-        migrate(conn)
-        private(palace_dir)  # palace.db now exists (a new one got the umask's mode)
+        if setup:
+            migrate(conn)
+            private(palace_dir)  # palace.db now exists (a new one got the umask's mode)
     except sqlite3.DatabaseError as exc:  # not a database, truncated, read-only, locked for good
         raise SchemaError(
             f"{path} cannot be opened: {exc}",
@@ -355,21 +360,24 @@ def connect(palace_dir: Path) -> sqlite3.Connection:
 
 
 def private(palace_dir: Path) -> None:
-    """Make the palace owner-only, whatever the umask: the folder and every folder in it
-    0700, every file 0600 (owner bits kept): drawers, vectors and the watcher's log hold
-    the notes' text and paths, and no other local user may read them. SQLite gives its
-    ``-wal`` and ``-shm`` files the database file's mode, so they follow. Anything owned
-    by someone else is left as it is."""
+    """Make the palace owner-only, whatever the umask: the folder (a symlink to it is
+    followed) and every folder in it 0700, every file readable and writable by its owner
+    alone (``0600``, or ``0700`` for one its owner may execute). Drawers, vectors and the
+    watcher's log hold the notes' text and paths, and no other local user may read them.
+    SQLite gives its ``-wal`` and ``-shm`` files the database file's mode, so they
+    follow. Anything owned by someone else, and links inside, are left as they are."""
     try:
         uid = os.getuid()
     except AttributeError:  # no getuid (Windows): its ACLs are another matter
         return
-    for folder, dirs, files in os.walk(palace_dir):
-        for path, private_mode in ((folder, 0o700), *((os.path.join(folder, f), None) for f in files)):
+    top = Path(palace_dir).resolve()
+    for folder, _dirs, files in os.walk(top):
+        for path, is_dir in ((folder, True), *((os.path.join(folder, f), False) for f in files)):
             try:
                 st = os.lstat(path)
-                if st.st_uid == uid and st.st_mode & 0o077 and not stat.S_ISLNK(st.st_mode):
-                    os.chmod(path, private_mode or (st.st_mode & 0o700))
+                if st.st_uid != uid or stat.S_ISLNK(st.st_mode) or not st.st_mode & 0o077:
+                    continue
+                os.chmod(path, 0o700 if is_dir else (st.st_mode & 0o700) | 0o600)
             except OSError:  # gone meanwhile, or not ours to change
                 pass
 
