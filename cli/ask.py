@@ -43,7 +43,8 @@ def ask(
                    'usage: palace ask "what changed in Q3" [options] | palace ask --batch FILE [options]', err=True)
         raise typer.Exit(2)
     if batch is not None:
-        lines = sys.stdin.read().splitlines() if str(batch) == "-" else _read_batch(batch)
+        # stdin is read line by line: a script keeps the pipe open and gets each answer at once
+        lines = (line.rstrip("\n") for line in sys.stdin) if str(batch) == "-" else _read_batch(batch)
         with Palace.open(palace_dir, create=False) as palace:
             failed = 0
             for number, line in enumerate(lines, start=1):
@@ -62,10 +63,7 @@ def ask(
                                 now=now_day, history=history)
         except PalaceError as exc:
             if as_json:  # scripts read stdout: the error as JSON there too, beside stderr's
-                import json
-
-                typer.echo(json.dumps({"question": question, "error": exc.message, "hint": exc.hint},
-                                      ensure_ascii=False))
+                typer.echo(to_json({"question": question, "error": exc.message, "hint": exc.hint}, indent=None))
             raise
     if as_json:
         typer.echo(to_json(result))
@@ -111,10 +109,12 @@ def _answer_line(palace, number: int, line: str, options: dict) -> bool:
                 options["now"] = parse_day(str(item["now"]), "now")
         result = palace.ask(question, **options)
     except PalaceError as exc:
-        typer.echo(json.dumps({"line": number, "question": question, "error": str(exc),
-                               "hint": getattr(exc, "hint", None)}, ensure_ascii=False))
+        typer.echo(to_json({"line": number, "question": question, "error": str(exc),
+                            "hint": getattr(exc, "hint", None)}, indent=None))
+        sys.stdout.flush()
         return False
     typer.echo(to_json(result, indent=None))
+    sys.stdout.flush()
     return True
 
 

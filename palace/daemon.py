@@ -151,6 +151,23 @@ def stop_daemon(palace_dir: Path) -> int | None:
     deadline = time.monotonic() + STOP_PATIENCE_S
     while time.monotonic() < deadline and is_locked(palace_dir):
         time.sleep(0.1)
-    if is_locked(palace_dir):
+    while time.monotonic() < deadline and _alive(pid):  # it let go of the lock; now let it exit
+        time.sleep(0.05)
+    if is_locked(palace_dir) or _alive(pid):
         raise PalaceError(f"the watcher (pid {pid}) did not stop within {STOP_PATIENCE_S} s", hint=f"kill {pid}")
     return pid
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie child counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True

@@ -37,8 +37,7 @@ class MineLock:
         self._fd: int | None = None
 
     def __enter__(self) -> "MineLock":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_lock_file(self.path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -103,3 +102,15 @@ def sole_writer(palace_dir: Path, doing: str = "mine"):
                          hint="let it mine (`palace watch` the folder), or `palace daemon stop` first")
     with MineLock(palace_dir):
         yield
+
+
+def open_lock_file(path: Path) -> int:
+    """Open (creating it and its folder) a lock file owner-only; return its descriptor.
+    Raises :class:`UsageError` with a hint when the palace folder cannot be written (a
+    read-only disk, another user's folder): nothing can be mined there."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise UsageError(f"cannot write the palace at {path.parent}: {exc.strerror or exc}",
+                         hint="give write access to that folder, or pass --palace DIR on a writable disk") from None

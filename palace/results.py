@@ -40,8 +40,14 @@ def to_data(result: Any) -> Any:
 
 def to_json(result: Any, indent: int | None = 2) -> str:
     """``result`` as one JSON document (UTF-8 text kept as is, ``indent`` spaces; ``None``
-    for one line)."""
+    for one line). Always valid UTF-8: text holding an undecodable byte of the input is
+    written with ``\\u`` escapes."""
     data = dataclasses.asdict(result) if dataclasses.is_dataclass(result) else (
         [dataclasses.asdict(r) if dataclasses.is_dataclass(r) else r for r in result]
         if isinstance(result, (list, tuple)) else result)
-    return json.dumps(data, default=_default, ensure_ascii=False, indent=indent)
+    text = json.dumps(data, default=_default, ensure_ascii=False, indent=indent)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a stray byte of the input (a lone surrogate) is written \udcff, not raw
+        text = json.dumps(data, default=_default, ensure_ascii=True, indent=indent)
+    return text

@@ -194,6 +194,8 @@ class EmbeddedChroma:
     def vectors_by_embed_hash(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         """Return stored vectors for texts already embedded, keyed by ``embed_hash``."""
         found: dict[str, np.ndarray] = {}
+        if self.lost():  # a read never creates the store
+            return found
         unique = list(dict.fromkeys(hashes))
         for i in range(0, len(unique), 500):
             with self.locked():
@@ -208,6 +210,8 @@ class EmbeddedChroma:
         self, vector: np.ndarray, k: int, where: dict | None = None
     ) -> list[tuple[str, float]]:
         """Nearest drawers to ``vector``: ``[(drawer_id, cosine_distance)]``, best first."""
+        if self.lost():  # a read never creates the store: status and doctor still see it lost
+            return []
         with self.locked():
             count = self.collection.count()
             if count == 0:
@@ -222,6 +226,8 @@ class EmbeddedChroma:
 
     def embeddings(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The stored vectors of ``ids`` (those present): ``(ids, matrix)``, float32."""
+        if self.lost():
+            return [], np.zeros((0, 0), dtype=np.float32)
         with self.locked():
             got = self.collection.get(ids=list(ids), include=["embeddings"])
         if not len(got["ids"]):
@@ -230,11 +236,15 @@ class EmbeddedChroma:
 
     def count(self) -> int:
         """Number of vectors stored."""
+        if self.lost():
+            return 0
         with self.locked():
             return int(self.collection.count())
 
     def ids(self) -> set[str]:
         """The ids of every stored vector."""
+        if self.lost():
+            return set()
         with self.locked():
             return set(self.collection.get(include=[])["ids"])
 

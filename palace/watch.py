@@ -42,6 +42,7 @@ from pathlib import Path, PurePosixPath
 
 from palace.discovery import IGNORE_FILES, SKIPPED_FOLDERS, is_editor_artifact
 from palace.errors import UsageError
+from palace.locks import open_lock_file
 from palace.daemon import LOCK_FILE, PID_FILE, STATE_FILE, AlreadyWatching, read_pid
 
 log = logging.getLogger("palace.watch")
@@ -111,8 +112,7 @@ class PalaceLock:
 
     def acquire(self) -> None:
         """Take the lock or raise :class:`AlreadyWatching` naming the holder's pid."""
-        self.palace_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.palace_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_lock_file(self.palace_dir / LOCK_FILE)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:

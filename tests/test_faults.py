@@ -4,14 +4,19 @@ real mining (spaCy, SQLite, Chroma, the packaged model)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
 import pytest
+from typer.testing import CliRunner
 
+from palace.cli.main import app
 from palace.core import Palace
 from palace.errors import PalaceNotFound
+
+runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -77,11 +82,8 @@ def test_a_yaml_bomb_in_front_matter_is_a_recorded_failure(tmp_path):
 
 
 def test_bad_options_questions_and_stores_are_errors_not_tracebacks(tmp_path, faulty):
-    from typer.testing import CliRunner
 
-    from palace.cli.main import app
 
-    runner = CliRunner()
     out = runner.invoke(app, ["ask", "Alice", "--since", "9999-12-31", "--palace", str(faulty)])
     assert out.exit_code == 1 and "--since 9999-12-31 leaves no day to search" in out.output
     with Palace.open(faulty, create=False) as palace:  # a stray byte the shell passed through
@@ -113,9 +115,7 @@ def test_the_palace_folder_and_its_files_are_owner_only_whatever_the_umask(tmp_p
 
 
 def test_one_writer_at_a_time(tmp_path):
-    from typer.testing import CliRunner
 
-    from palace.cli.main import app
     from palace.locks import MineLock
 
     notes = tmp_path / "notes"
@@ -182,10 +182,8 @@ def test_a_warm_reader_sees_what_another_process_mined(tmp_path):
 def test_a_storage_error_is_an_error_with_a_hint(tmp_path, monkeypatch):
     import sqlite3
 
-    from typer.testing import CliRunner
 
     import palace.status
-    from palace.cli.main import app
 
     with Palace.open(tmp_path / "palace"):
         pass
@@ -330,3 +328,68 @@ def test_a_warm_handle_holds_no_connection_for_threads_that_ended(tmp_path):
             thread.start()
             thread.join()
         assert len(os.listdir("/proc/self/fd")) <= before + 3  # one live thread's connection at most
+
+
+def test_an_ask_after_the_vector_store_was_lost_keeps_it_reported_lost(tmp_path):
+    import shutil
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-04-12.md").write_text("# Sync\n\nAlice Chen joined Acme Robotics in Berlin.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+    shutil.rmtree(tmp_path / "palace" / "chroma")
+    from chromadb.api.client import SharedSystemClient
+
+    SharedSystemClient.clear_system_cache()
+    with Palace.open(tmp_path / "palace", create=False) as palace:
+        palace.ask("where did Alice Chen go")
+        palace.ask("where did Alice Chen go", wing="notes")
+        assert not (tmp_path / "palace" / "chroma").exists()
+        assert "(chroma/) is missing" in palace.status().warnings[0]
+
+
+def test_a_palace_on_a_read_only_folder_is_an_error_not_a_traceback(tmp_path, monkeypatch):
+    import errno
+
+    from palace import locks
+
+    def refuse(path, flags, mode=0o777):
+        raise OSError(errno.EROFS, "Read-only file system", str(path))
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nAlice Chen joined Acme Robotics.\n")
+    monkeypatch.setattr(locks.os, "open", refuse)  # as a read-only mount refuses the lock file (root ignores modes)
+    out = runner.invoke(app, ["mine", str(notes), "--palace", str(tmp_path / "palace")])
+    assert out.exit_code == 1 and "Traceback" not in out.output
+    assert "cannot write the palace" in out.output and "Read-only file system" in out.output
+
+
+def test_ask_batch_answers_each_line_while_stdin_stays_open(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-04-12.md").write_text("# Sync\n\nAlice Chen joined Acme Robotics in Berlin.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+    proc = subprocess.Popen([sys.executable, "-m", "palace", "ask", "--batch", "-", "--palace", str(tmp_path / "palace")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write("where did Alice Chen go\n")
+        proc.stdin.flush()
+        first = json.loads(proc.stdout.readline())  # answered before stdin is closed
+        assert first["results"][0]["path"] == "2024-04-12.md"
+        proc.stdin.write('{"question": "?!"}\n')
+        proc.stdin.flush()
+        assert "error" in json.loads(proc.stdout.readline())
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+
+
+def test_json_stays_valid_utf8_when_a_question_held_a_stray_byte():
+    from palace.results import to_json
+
+    text = to_json({"question": "caf\udcff planning", "name": "Zoë"})
+    assert json.loads(text.encode("utf-8").decode("utf-8"))["question"] == "caf\udcff planning"
+    assert "Zoë" in to_json({"name": "Zoë"})  # UTF-8 text is kept as is otherwise

@@ -40,7 +40,7 @@ import sqlite3
 import stat
 from pathlib import Path
 
-from palace.errors import SchemaError
+from palace.errors import SchemaError, UsageError
 
 DB_FILENAME = "palace.db"
 
@@ -337,7 +337,11 @@ def connect(palace_dir: Path, *, setup: bool = True) -> sqlite3.Connection:
     know, or is not a database SQLite can open and write (damaged, truncated, read-only).
     """
     if setup:
-        palace_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            palace_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create the palace at {palace_dir}: {exc.strerror or exc}",
+                             hint="pass --palace DIR on a writable disk") from None
         private(palace_dir)
     path = palace_dir / DB_FILENAME
     try:
