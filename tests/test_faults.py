@@ -46,7 +46,7 @@ def files(palace_dir) -> dict[str, tuple[str, str]]:
             "SELECT path, status, reason FROM files")}
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # mines the fault folder in a child process
 def test_special_files_and_bad_names_are_skipped_with_a_reason(faulty):
     found = files(faulty)
     assert found["b.md"] == ("skipped", "not a regular file (a FIFO, socket or device)")
@@ -55,6 +55,7 @@ def test_special_files_and_bad_names_are_skipped_with_a_reason(faulty):
     assert found["a.md"][0] == "indexed"
 
 
+@pytest.mark.slow  # mines the fault folder in a child process
 def test_a_run_without_spaces_is_cut_into_drawers_and_the_rest_is_read(faulty):
     assert files(faulty)["long.md"][0] == "indexed"
     with Palace.open(faulty, create=False) as palace:
@@ -241,6 +242,7 @@ def _long_note(sections: int) -> str:
     return "\n\n".join(f"## Part {i}\n\n{body}" for i in range(sections))
 
 
+@pytest.mark.slow
 def test_a_long_note_is_read_last_with_its_progress_and_a_stop_does_not_wait_for_it(tmp_path, monkeypatch):
     from palace import mining
 
@@ -366,6 +368,7 @@ def test_a_palace_on_a_read_only_folder_is_an_error_not_a_traceback(tmp_path, mo
     assert "cannot write the palace" in out.output and "Read-only file system" in out.output
 
 
+@pytest.mark.slow
 def test_ask_batch_answers_each_line_while_stdin_stays_open(tmp_path):
     notes = tmp_path / "notes"
     notes.mkdir()
