@@ -38,8 +38,15 @@ def _version(value: bool) -> None:
 def main(
     show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                       help="Print palace's version and exit."),
+    chroma_url: str = typer.Option(None, "--chroma-url", envvar="PALACE_CHROMA_URL",
+                                   help="Keep the vectors on this Chroma server (http://host:port) instead of"
+                                        " the embedded store; config.json's \"vectors\" can say it too."),
 ) -> None:
     """Mine your notes into drawers and a temporal knowledge graph; ask them questions, offline."""
+    if chroma_url:
+        import os
+
+        os.environ["PALACE_CHROMA_URL"] = chroma_url  # read by palace.vectors.open_vector_store
 
 
 def fail(message: str, hint: str | None = None) -> None:
@@ -71,7 +78,7 @@ def guarded(func: Callable) -> Callable:
                  "check that palace.db is writable and its disk has room; if it is damaged, move it aside"
                  " and mine again (the notes are the source)")
         except Exception as exc:
-            if type(exc).__module__.split(".")[0] != "chromadb":
+            if type(exc).__module__.split(".")[0] not in ("chromadb", "httpx", "httpcore"):
                 raise
             fail(f"the palace's vector store failed: {exc}",
                  "run the command again; if it persists, move chroma/ aside: `palace mine` embeds the drawers again")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Collection
 from palace.db import store
 from palace.config import fiscal_year_start, quiet_third_parties, resolve_palace_path
 from palace.errors import ModelMismatch, PalaceNotFound, UsageError
-from palace.vectors import EmbeddedChroma, VectorStore
+from palace.vectors import VectorStore, open_vector_store
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -52,7 +52,7 @@ class Palace:
         self._connections: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {
             threading.get_ident(): (threading.current_thread(), conn)}
         self._connections_lock = threading.Lock()
-        self.vectors: VectorStore = vectors if vectors is not None else EmbeddedChroma(path)
+        self.vectors: VectorStore = vectors if vectors is not None else open_vector_store(path)
         self._embedder = embedder
         self._registry: dict | None = None
 
@@ -62,7 +62,8 @@ class Palace:
         vectors: VectorStore | None = None,
     ) -> "Palace":
         """Open the palace at ``path`` (resolved by :func:`resolve_palace_path`), its
-        vectors in ``vectors`` (default: the embedded Chroma under ``path/chroma``).
+        vectors in ``vectors`` (default: :func:`palace.vectors.open_vector_store`, the
+        embedded Chroma under ``path/chroma`` unless a Chroma server is configured).
 
         With ``create=False`` a missing palace raises :class:`PalaceNotFound`.
         """

@@ -32,7 +32,7 @@ from palace.config import quiet_third_parties
 if TYPE_CHECKING:
     import chromadb
 
-__all__ = ["VectorStore", "EmbeddedChroma", "date_number"]
+__all__ = ["VectorStore", "EmbeddedChroma", "ChromaServer", "open_vector_store", "date_number"]
 
 COLLECTION = "drawers"
 CHROMA_DIRNAME = "chroma"
@@ -80,7 +80,119 @@ class VectorStore(Protocol):
         vectors must be rebuilt from SQLite."""
 
 
-class EmbeddedChroma:
+class _ChromaStore:
+    """What the embedded and the server Chroma share: the :class:`VectorStore` calls on
+    a collection. Subclasses give ``collection`` (opened on first use), ``locked()``
+    (held around every call), ``lost()`` and ``_wrote()`` (called after each write)."""
+
+    _client: Any = None
+    _batch: int | None = None
+
+    @property
+    def collection(self) -> Any:  # pragma: no cover — each subclass has its own
+        raise NotImplementedError
+
+    def locked(self):  # pragma: no cover
+        raise NotImplementedError
+
+    def lost(self) -> bool:  # pragma: no cover
+        raise NotImplementedError
+
+    def _wrote(self) -> None:
+        """After a write of this process."""
+
+    def max_batch(self) -> int:
+        """The largest number of records Chroma accepts in one write."""
+        self.collection  # opens the client
+        assert self._client is not None
+        with self.locked():
+            if self._batch is None:
+                self._batch = int(self._client.get_max_batch_size())
+            return self._batch
+
+    def upsert(self, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[dict]) -> None:
+        """Write vectors (shape ``(len(ids), dim)``), in batches within Chroma's limit."""
+        if not ids:
+            return
+        step = self.max_batch()
+        for i in range(0, len(ids), step):
+            with self.locked():
+                self.collection.upsert(
+                    ids=list(ids[i:i + step]),
+                    embeddings=vectors[i:i + step],
+                    metadatas=list(metadatas[i:i + step]),
+                )
+                self._wrote()
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Remove vectors by drawer id (ids that are absent are ignored)."""
+        if not ids:
+            return
+        step = self.max_batch()
+        for i in range(0, len(ids), step):
+            with self.locked():
+                self.collection.delete(ids=list(ids[i:i + step]))
+                self._wrote()
+
+    def vectors_by_embed_hash(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """Return stored vectors for texts already embedded, keyed by ``embed_hash``."""
+        found: dict[str, np.ndarray] = {}
+        if self.lost():  # a read never creates the store
+            return found
+        unique = list(dict.fromkeys(hashes))
+        for i in range(0, len(unique), 500):
+            with self.locked():
+                got = self.collection.get(
+                    where={"embed_hash": {"$in": unique[i:i + 500]}}, include=["embeddings", "metadatas"]
+                )
+            for meta, vector in zip(got["metadatas"] or [], got["embeddings"] if got["embeddings"] is not None else []):
+                found.setdefault(meta["embed_hash"], np.asarray(vector, dtype=np.float32))
+        return found
+
+    def query(
+        self, vector: np.ndarray, k: int, where: dict | None = None
+    ) -> list[tuple[str, float]]:
+        """Nearest drawers to ``vector``: ``[(drawer_id, cosine_distance)]``, best first."""
+        if self.lost():  # a read never creates the store: status and doctor still see it lost
+            return []
+        with self.locked():
+            count = self.collection.count()
+            if count == 0:
+                return []
+            result = self.collection.query(
+                query_embeddings=vector.reshape(1, -1),
+                n_results=min(k, count),
+                where=where or None,
+                include=["distances"],
+            )
+        return list(zip(result["ids"][0], result["distances"][0]))
+
+    def embeddings(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """The stored vectors of ``ids`` (those present): ``(ids, matrix)``, float32."""
+        if self.lost():
+            return [], np.zeros((0, 0), dtype=np.float32)
+        with self.locked():
+            got = self.collection.get(ids=list(ids), include=["embeddings"])
+        if not len(got["ids"]):
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return list(got["ids"]), np.asarray(got["embeddings"], dtype=np.float32)
+
+    def count(self) -> int:
+        """Number of vectors stored."""
+        if self.lost():
+            return 0
+        with self.locked():
+            return int(self.collection.count())
+
+    def ids(self) -> set[str]:
+        """The ids of every stored vector."""
+        if self.lost():
+            return set()
+        with self.locked():
+            return set(self.collection.get(include=[])["ids"])
+
+
+class EmbeddedChroma(_ChromaStore):
     """A Chroma ``PersistentClient`` collection under ``palace_dir/chroma`` (cosine
     space): the embedded :class:`VectorStore`."""
 
@@ -160,94 +272,85 @@ class EmbeddedChroma:
             self._stamp = self._store_stamp()
         return self._collection
 
-    def max_batch(self) -> int:
-        """The largest number of records Chroma accepts in one write."""
-        self.collection  # opens the client
-        assert self._client is not None
-        with self.locked():
-            return int(self._client.get_max_batch_size())
-
-    def upsert(self, ids: Sequence[str], vectors: np.ndarray, metadatas: Sequence[dict]) -> None:
-        """Write vectors (shape ``(len(ids), dim)``), in batches within Chroma's limit."""
-        if not ids:
-            return
-        step = self.max_batch()
-        for i in range(0, len(ids), step):
-            with self.locked():
-                self.collection.upsert(
-                    ids=list(ids[i:i + step]),
-                    embeddings=vectors[i:i + step],
-                    metadatas=list(metadatas[i:i + step]),
-                )
-                self._stamp = self._store_stamp()  # this process's own write
-
-    def delete(self, ids: Sequence[str]) -> None:
-        """Remove vectors by drawer id (ids that are absent are ignored)."""
-        if not ids:
-            return
-        step = self.max_batch()
-        for i in range(0, len(ids), step):
-            with self.locked():
-                self.collection.delete(ids=list(ids[i:i + step]))
-                self._stamp = self._store_stamp()
-
-    def vectors_by_embed_hash(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        """Return stored vectors for texts already embedded, keyed by ``embed_hash``."""
-        found: dict[str, np.ndarray] = {}
-        if self.lost():  # a read never creates the store
-            return found
-        unique = list(dict.fromkeys(hashes))
-        for i in range(0, len(unique), 500):
-            with self.locked():
-                got = self.collection.get(
-                    where={"embed_hash": {"$in": unique[i:i + 500]}}, include=["embeddings", "metadatas"]
-                )
-            for meta, vector in zip(got["metadatas"] or [], got["embeddings"] if got["embeddings"] is not None else []):
-                found.setdefault(meta["embed_hash"], np.asarray(vector, dtype=np.float32))
-        return found
-
-    def query(
-        self, vector: np.ndarray, k: int, where: dict | None = None
-    ) -> list[tuple[str, float]]:
-        """Nearest drawers to ``vector``: ``[(drawer_id, cosine_distance)]``, best first."""
-        if self.lost():  # a read never creates the store: status and doctor still see it lost
-            return []
-        with self.locked():
-            count = self.collection.count()
-            if count == 0:
-                return []
-            result = self.collection.query(
-                query_embeddings=vector.reshape(1, -1),
-                n_results=min(k, count),
-                where=where or None,
-                include=["distances"],
-            )
-        return list(zip(result["ids"][0], result["distances"][0]))
-
-    def embeddings(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
-        """The stored vectors of ``ids`` (those present): ``(ids, matrix)``, float32."""
-        if self.lost():
-            return [], np.zeros((0, 0), dtype=np.float32)
-        with self.locked():
-            got = self.collection.get(ids=list(ids), include=["embeddings"])
-        if not len(got["ids"]):
-            return [], np.zeros((0, 0), dtype=np.float32)
-        return list(got["ids"]), np.asarray(got["embeddings"], dtype=np.float32)
-
-    def count(self) -> int:
-        """Number of vectors stored."""
-        if self.lost():
-            return 0
-        with self.locked():
-            return int(self.collection.count())
-
-    def ids(self) -> set[str]:
-        """The ids of every stored vector."""
-        if self.lost():
-            return set()
-        with self.locked():
-            return set(self.collection.get(include=[])["ids"])
-
     def lost(self) -> bool:
         """True when ``chroma/`` is missing (deleted, or never created)."""
         return not self.path.is_dir()
+
+    def _wrote(self) -> None:
+        self._stamp = self._store_stamp()  # this process's own write: no reason to reopen
+
+
+class ChromaServer(_ChromaStore):
+    """A collection on a Chroma server (``chroma run``, or a team's server): the
+    :class:`VectorStore` for palaces that outgrow one laptop. ``url`` is
+    ``http(s)://host:port``; ``collection`` names this palace's collection (palaces that
+    share a server need distinct names, 3–512 characters of ``[a-zA-Z0-9._-]``). The
+    server holds the vectors and their metadata (wing, room, path, date bounds, the text's
+    hash), never the text; telemetry is off. Raises :class:`palace.errors.UsageError`
+    for a URL it cannot read."""
+
+    def __init__(self, url: str, collection: str = COLLECTION) -> None:
+        from urllib.parse import urlsplit
+
+        from palace.errors import UsageError
+
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError(f"not a Chroma server URL: {url!r}", hint="e.g. http://localhost:8000")
+        self.url = url
+        self.host, self.ssl = parts.hostname, parts.scheme == "https"
+        self.port = parts.port or (443 if self.ssl else 8000)
+        self.name = collection
+        self._collection: Any = None
+        self._lock = threading.RLock()
+
+    @contextlib.contextmanager
+    def locked(self):
+        """The server orders writers itself: only the threads of this process are held."""
+        with self._lock:
+            yield
+
+    @property
+    def collection(self) -> Any:
+        """The collection, opened (created when absent) on first use."""
+        with self._lock:
+            if self._collection is None:
+                quiet_third_parties()
+                import chromadb
+                from chromadb.config import Settings
+
+                from palace.errors import PalaceError
+
+                try:
+                    self._client = chromadb.HttpClient(host=self.host, port=self.port, ssl=self.ssl,
+                                                       settings=Settings(anonymized_telemetry=False))
+                    self._collection = self._client.get_or_create_collection(
+                        self.name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}})
+                except Exception as exc:  # noqa: BLE001 — refused, unreachable, a bad name: one message
+                    raise PalaceError(f"cannot use the Chroma server at {self.url}: {exc}",
+                                      hint="start it (`chroma run --path DIR --port N`), or check --chroma-url"
+                                           " and config.json's vectors") from None
+            return self._collection
+
+    def lost(self) -> bool:
+        """A server's store is never "lost" from here: an unreachable server is an error."""
+        return False
+
+
+def open_vector_store(palace_dir: Path) -> VectorStore:
+    """The vector store of the palace at ``palace_dir``: a Chroma server when
+    ``$PALACE_CHROMA_URL`` (set by ``palace --chroma-url URL``) or ``config.json``'s
+    ``"vectors": {"url": …, "collection": …}`` names one, else the embedded Chroma under
+    ``palace_dir/chroma``. Raises :class:`palace.errors.ConfigError` for a bad
+    ``vectors`` entry."""
+    from palace.config import read_config
+    from palace.errors import ConfigError
+
+    settings = read_config(palace_dir).get("vectors") or {}
+    if not isinstance(settings, dict):
+        raise ConfigError('config.json: "vectors" must be an object',
+                          hint='{"vectors": {"url": "http://localhost:8000", "collection": "my-notes"}}')
+    url = os.environ.get("PALACE_CHROMA_URL") or settings.get("url")
+    if not url:
+        return EmbeddedChroma(palace_dir)
+    return ChromaServer(str(url), str(settings.get("collection") or COLLECTION))

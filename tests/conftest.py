@@ -15,8 +15,12 @@ SHARED_CORPORA = REPO.parent / "shared" / "corpora"
 
 @pytest.fixture(autouse=True)
 def palace_env(tmp_path, monkeypatch):
-    """Point ``$PALACE_PATH`` at a temporary folder so no test touches ``~/.palace``."""
+    """Point ``$PALACE_PATH`` at a temporary folder so no test touches ``~/.palace``, and
+    keep ``$PALACE_CHROMA_URL`` unset around each test (``palace --chroma-url`` sets it
+    in the process; recorded first, so the teardown removes it whatever the test did)."""
     monkeypatch.setenv("PALACE_PATH", str(tmp_path / "palace"))
+    monkeypatch.setenv("PALACE_CHROMA_URL", "")
+    monkeypatch.delenv("PALACE_CHROMA_URL")
     return tmp_path / "palace"
 
 
