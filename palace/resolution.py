@@ -48,6 +48,8 @@ from palace.nlp.names import entity_key
 from palace.nlp.names import legal_form, project_base
 from palace.db.entities import find_entities
 from palace.db.resolution import (
+    LOWERCASE_EXTRACTOR,
+    LowercaseIndex,
     record_decision,
     record_resolutions,
     refresh_aliases,
@@ -125,6 +127,12 @@ def plan_wing(conn, wing: str) -> dict[int, tuple[int | None, str, str]]:
     seen = _wing_people(conn, wing)
     merges, splits = _decisions(conn)
     out: dict[int, tuple[int | None, str, str]] = {}
+    # people with a name of several words, by its first word: the candidates of a short
+    # form are found by one lookup, not by a scan of the wing (linear, not quadratic)
+    by_first: dict[str, list[int]] = {}
+    for other, (_, okey, _, opeople, _) in seen.items():
+        if " " in okey and opeople > 0:
+            by_first.setdefault(okey.split(" ", 1)[0], []).append(other)
     for eid, (name, key, total, people, _) in seen.items():
         target_key, hops = key, 0
         while target_key in merges and hops < 8:
@@ -136,10 +144,7 @@ def plan_wing(conn, wing: str) -> dict[int, tuple[int | None, str, str]]:
                 continue
         if " " in key or people == 0:
             continue
-        candidates = [
-            other for other, (_, okey, _, opeople, _) in seen.items()
-            if okey.startswith(key + " ") and opeople > 0 and (key, okey) not in splits
-        ]
+        candidates = [other for other in by_first.get(key, ()) if (key, seen[other][1]) not in splits]
         # "Jess Kowalski Design" is a variant of "Jess Kowalski", not another Jess
         candidates = sorted(
             (c for c in candidates if not any(o != c and seen[c][1].startswith(seen[o][1] + " ") for o in candidates)),
@@ -252,7 +257,6 @@ def _evidence(rule: str, seen: dict, eid: int, target: int, base: str, forms: di
             f" {total} mentions in wing {wing}")
 
 
-LOWERCASE_EXTRACTOR = "palace.lowercase.v1"
 LOWERCASE_CONFIDENCE = 0.5
 
 
@@ -282,47 +286,52 @@ def link_lowercase_mentions(conn, wing: str) -> int:
     """Recompute the mentions of known names written in lower case in ``wing`` ("the
     leadership council agreed"); inside the caller's transaction. A name is linked only
     where it is written capitalised at least as often as in lower case: "working group"
-    or "tracking issue", far more often lower case, are phrases, not names. The whole
-    wing is searched every time, so the result does not depend on the order notes were
-    mined in. Returns how many mentions there are."""
-    conn.execute(
-        "DELETE FROM mentions WHERE extractor = ? AND drawer_id IN"
-        " (SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?)",
-        (LOWERCASE_EXTRACTOR, wing),
-    )
+    or "tracking issue", far more often lower case, are phrases, not names. The result
+    is that of searching every drawer of the wing with every known name, so it does not
+    depend on the order notes were mined in; but only what changed is searched again
+    (:class:`palace.db.resolution.LowercaseIndex`): new drawers, and — when the set of
+    known names changed — the drawers that write an added or a dropped name. Returns how
+    many mentions there are."""
+    index = LowercaseIndex(conn, wing)
     names = _known_names(conn, wing)
-    if not names:
-        return 0
-    alternatives = sorted((r"\s+".join(map(re.escape, k.split())) for k in names), key=len, reverse=True)
-    search = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)")
-    taken: dict[str, list[tuple[int, int]]] = {}
-    for did, start, end in conn.execute(
-        "SELECT m.drawer_id, m.char_start, m.char_end FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
-        " JOIN files f ON f.id = d.file_id WHERE f.wing = ?", (wing,)
-    ):
-        taken.setdefault(did, []).append((start, end))
+    search = _name_pattern(names)
+    changed = set(names) ^ index.names()
+    todo = dict(index.unscanned())
+    if changed:
+        probe = _name_pattern(changed)
+        for did, text in index.texts():
+            if did not in todo and probe.search(text):
+                todo[did] = text
+        index.set_names(names)
+    for did, text in todo.items():
+        hits = []
+        if search is not None:
+            spans = index.taken(did)
+            for match in search.finditer(text):
+                start, end = match.span()
+                if not any(a < end and start < b for a, b in spans):
+                    hits.append((" ".join(match.group(0).split()), start, end, match.group(0)))
+        index.replace_hits(did, hits)
     found: dict[str, list[tuple[str, int, int, str]]] = {}
-    for did, text in conn.execute(
-        "SELECT d.id, d.text FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?", (wing,)
-    ):
-        spans = taken.get(did, [])
-        for match in search.finditer(text):
-            start, end = match.span()
-            if not any(a < end and start < b for a, b in spans):
-                found.setdefault(" ".join(match.group(0).split()), []).append((did, start, end, match.group(0)))
-    added = 0
+    for did, key, start, end, surface in index.hits():
+        if key in names:
+            found.setdefault(key, []).append((did, start, end, surface))
+    rows = []
     for key, matches in found.items():
         eid, label, times = names[key]
-        if len(matches) > times:
-            continue
-        conn.executemany(
-            "INSERT INTO mentions (entity_id, raw_entity_id, drawer_id, char_start, char_end, surface, label,"
-            " extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(eid, eid, did, start, end, surface, label, LOWERCASE_EXTRACTOR, LOWERCASE_CONFIDENCE)
-             for did, start, end, surface in matches],
-        )
-        added += len(matches)
-    return added
+        if len(matches) <= times:
+            rows += [(eid, did, start, end, surface, label) for did, start, end, surface in matches]
+    index.replace_mentions(rows, LOWERCASE_CONFIDENCE)
+    return len(rows)
+
+
+def _name_pattern(keys) -> "re.Pattern | None":
+    """One regular expression for the name keys (lower case, words separated by any
+    white space, whole words only; the longest name first where two start together)."""
+    if not keys:
+        return None
+    alternatives = sorted((r"\s+".join(map(re.escape, k.split())) for k in keys), key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)")
 
 
 def resolve_wing(conn, wing: str, registry: dict | None = None) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shutil
 import time
 
 import pytest
@@ -296,3 +297,50 @@ def test_a_phrase_written_mostly_in_lower_case_is_not_taken_for_a_name(notes, tm
                                        " needs a chair.\n"})
         palace.mine(notes)
         assert palace.conn.execute(lowercase).fetchone()[0] == 0  # now mostly lower case: a phrase
+
+
+def test_lower_case_links_after_edits_equal_a_fresh_mine_and_scan_only_what_changed(tmp_path, monkeypatch):
+    """Names appear, are overtaken by a longer name, and disappear across edits; after each,
+    the lower-case links equal those of a fresh mine of the same notes. A step that adds
+    no name searches only the new drawers."""
+    from palace import resolution
+    from palace.db.resolution import LowercaseIndex
+
+    council = ("# A\n\nMara Bos chaired the Leadership Council today. The Leadership Council approved the travel"
+               " budget. The Leadership Council meets again in April.\n")
+    steps = [
+        {"a.md": council, "b.md": "# B\n\nthe leadership council and the core team want the budget by friday.\n"},
+        {"c.md": "# C\n\nPriya Raman joined the Core Team. The Core Team met on Monday. The Core Team agreed."
+                 " We thanked the Core Team. Ines Alves leads the Core Team.\n"},
+        {"d.md": "# D\n\nnothing about names here, only the weather.\n"},  # no name comes or goes
+        {"c.md": None},  # "Core Team" is no longer read anywhere: no longer a name
+    ]
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    scanned: list[int] = []
+    original = LowercaseIndex.replace_hits
+    monkeypatch.setattr(LowercaseIndex, "replace_hits",
+                        lambda self, did, hits: (scanned.append(1), original(self, did, hits))[1])
+
+    def links(palace) -> list[tuple]:
+        return sorted(tuple(r) for r in palace.conn.execute(
+            "SELECT f.path, m.char_start, m.char_end, e.name FROM mentions m JOIN entities e ON e.id = m.entity_id"
+            " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id WHERE m.extractor = ?",
+            (resolution.LOWERCASE_EXTRACTOR,)))
+
+    seen = []
+    with Palace.open(tmp_path / "palace") as palace:
+        for number, step in enumerate(steps):
+            for name, text in step.items():
+                (notes / name).unlink() if text is None else (notes / name).write_text(text)
+            scanned.clear()
+            palace.mine(notes, wing="notes")
+            if number == 2:
+                assert len(scanned) == 1  # only d.md's drawer: no name came or went
+            fresh_root = tmp_path / f"fresh{number}"
+            shutil.copytree(notes, fresh_root / "notes")
+            with Palace.open(fresh_root / "palace") as fresh:
+                fresh.mine(fresh_root / "notes", wing="notes")
+                assert links(palace) == links(fresh), number
+            seen.append(links(palace))
+    assert [len(s) for s in seen] == [1, 2, 2, 1]  # "core team" in b.md is linked once it is a known name

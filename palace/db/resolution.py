@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["record_resolutions", "repoint", "refresh_aliases", "refresh_types", "record_decision"]
+__all__ = ["record_resolutions", "repoint", "refresh_aliases", "refresh_types", "record_decision",
+           "LowercaseIndex"]
 
 
 def record_resolutions(conn: sqlite3.Connection, wing: str, plan: dict[int, tuple[int | None, str, str]],
@@ -99,3 +100,69 @@ def record_decision(conn: sqlite3.Connection, action: str, name: sqlite3.Row, in
         "INSERT INTO entity_decisions (action, name, name_key, into_name, into_key, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?)", (action, name["name"], name["key"], into["name"], into["key"], now),
     ).lastrowid
+
+
+class LowercaseIndex:
+    """Where the drawers of one wing write its known names in lower case: the stored
+    matches (``lowercase_hits``), the drawers already scanned, and the names the scan
+    covered. :func:`palace.resolution.link_lowercase_mentions` decides; this reads and
+    writes, inside the caller's transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, wing: str) -> None:
+        self.conn, self.wing = conn, wing
+
+    def names(self) -> set[str]:
+        """The name keys the stored matches are for."""
+        return {r[0] for r in self.conn.execute("SELECT key FROM lowercase_names WHERE wing = ?", (self.wing,))}
+
+    def set_names(self, keys) -> None:
+        self.conn.execute("DELETE FROM lowercase_names WHERE wing = ?", (self.wing,))
+        self.conn.executemany("INSERT INTO lowercase_names VALUES (?, ?)", [(self.wing, k) for k in sorted(keys)])
+
+    def unscanned(self) -> list[tuple[str, str]]:
+        """``(drawer id, text)`` of the wing's drawers never scanned (new since the last run)."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT d.id, d.text FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?"
+            " AND NOT EXISTS (SELECT 1 FROM lowercase_scanned s WHERE s.drawer_id = d.id)", (self.wing,))]
+
+    def texts(self):
+        """``(drawer id, text)`` of every drawer of the wing."""
+        return self.conn.execute(
+            "SELECT d.id, d.text FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?", (self.wing,))
+
+    def taken(self, drawer_id: str) -> list[tuple[int, int]]:
+        """The spans of the drawer's mentions read by NER (not lower-case links)."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT char_start, char_end FROM mentions WHERE drawer_id = ? AND extractor != ?",
+            (drawer_id, LOWERCASE_EXTRACTOR))]
+
+    def replace_hits(self, drawer_id: str, hits) -> None:
+        """The drawer's matches (``(key, start, end, surface)``), now scanned."""
+        self.conn.execute("DELETE FROM lowercase_hits WHERE drawer_id = ?", (drawer_id,))
+        self.conn.executemany("INSERT INTO lowercase_hits VALUES (?, ?, ?, ?, ?)",
+                              [(drawer_id, *hit) for hit in hits])
+        self.conn.execute("INSERT OR IGNORE INTO lowercase_scanned VALUES (?)", (drawer_id,))
+
+    def hits(self) -> list[tuple[str, str, int, int, str]]:
+        """Every stored match in the wing: ``(drawer id, key, start, end, surface)``."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT h.drawer_id, h.key, h.char_start, h.char_end, h.surface FROM lowercase_hits h"
+            " JOIN drawers d ON d.id = h.drawer_id JOIN files f ON f.id = d.file_id WHERE f.wing = ?"
+            " ORDER BY h.drawer_id, h.char_start", (self.wing,))]
+
+    def replace_mentions(self, rows, confidence: float) -> None:
+        """The wing's lower-case mentions become ``rows``: ``(entity, drawer, start, end,
+        surface, label)``."""
+        self.conn.execute(
+            "DELETE FROM mentions WHERE extractor = ? AND drawer_id IN"
+            " (SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?)",
+            (LOWERCASE_EXTRACTOR, self.wing))
+        self.conn.executemany(
+            "INSERT INTO mentions (entity_id, raw_entity_id, drawer_id, char_start, char_end, surface, label,"
+            " extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(eid, eid, did, start, end, surface, label, LOWERCASE_EXTRACTOR, confidence)
+             for eid, did, start, end, surface, label in rows])
+
+
+#: the extractor name of mentions linked from a known name written in lower case
+LOWERCASE_EXTRACTOR = "palace.lowercase.v1"

@@ -5,7 +5,8 @@ migrations in order (the applied names are kept in ``schema_migrations``). Chrom
 only what can be rebuilt from these tables.
 
 Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_runs``,
-``0004_abbreviation_keys``, ``0005_stated_ends``, ``0006_path_search``):
+``0004_abbreviation_keys``, ``0005_stated_ends``, ``0006_path_search``,
+``0007_lowercase_index``):
 
 - ``meta(key, value)``: palace-wide settings (embedding model name and dimension).
 - ``files``: one row per path seen under a wing, with status ``indexed`` / ``skipped`` /
@@ -28,6 +29,9 @@ Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_run
 - ``mine_runs``: one row per finished mining run of a wing (recorded start and end, files
   indexed and deleted), so "what changed" without a date can mean "since the previous
   mining" in recorded time.
+- ``lowercase_hits``, ``lowercase_scanned``, ``lowercase_names``: where each drawer writes
+  a known name in lower case (linked or not), which drawers were scanned and for which
+  names, so that linking lower-case names costs what changed (:mod:`palace.resolution`).
 - ``vector_tombstones``: drawer ids whose vectors must leave Chroma (written in the same
   transaction that deletes the drawers, cleared once Chroma has dropped them), so a kill
   between the two stores never leaves a vector that search would return.
@@ -317,6 +321,30 @@ MIGRATIONS: list[tuple[str, str]] = [
             FROM drawers d JOIN files f ON f.id = d.file_id;
         DROP TABLE drawers_fts;
         ALTER TABLE drawers_fts_paths RENAME TO drawers_fts;
+        """,
+    ),
+    (
+        # lower-case name linking kept up to date note by note: the matches of the wing's
+        # known names in each drawer (whether linked or not), which drawers were scanned,
+        # and the names the scan covered; a watch step scans only what changed
+        "0007_lowercase_index",
+        """
+        CREATE TABLE lowercase_hits (
+            drawer_id  TEXT NOT NULL REFERENCES drawers(id) ON DELETE CASCADE,
+            key        TEXT NOT NULL,
+            char_start INTEGER NOT NULL,
+            char_end   INTEGER NOT NULL,
+            surface    TEXT NOT NULL
+        );
+        CREATE INDEX lowercase_hits_drawer ON lowercase_hits(drawer_id);
+        CREATE TABLE lowercase_scanned (
+            drawer_id TEXT PRIMARY KEY REFERENCES drawers(id) ON DELETE CASCADE
+        );
+        CREATE TABLE lowercase_names (
+            wing TEXT NOT NULL,
+            key  TEXT NOT NULL,
+            PRIMARY KEY (wing, key)
+        );
         """,
     ),
 ]
