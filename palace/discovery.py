@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterator
@@ -181,3 +182,52 @@ def walk(root: Path, path_filter: PathFilter | None = None) -> Iterator[Decision
                 yield decision
 
     yield from visit(root, "")
+
+
+def decide_paths(root: Path, paths, path_filter: PathFilter | None = None) -> list[Decision] | None:
+    """The decisions :func:`walk` would make for these files (relative POSIX paths),
+    found without walking the root: a watcher's step costs the notes it names, not the
+    folder. A path that is gone, or lies under a folder the rules skip, gets no decision
+    (as in a walk, where it does not appear). Returns None when the answer needs the
+    walk: a path that is a folder, goes through a link, or cannot be read."""
+    root = root.resolve()
+    path_filter = path_filter or PathFilter(root)
+    out: list[Decision] = []
+    for rel in sorted(set(paths)):
+        parts = PurePosixPath(rel).parts
+        if not parts or ".." in parts:
+            return None
+        admitted = True
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            try:
+                st = os.lstat(root / folder)
+            except FileNotFoundError:
+                admitted = False  # gone with its folder
+                break
+            except OSError:
+                return None
+            if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+                return None
+            if path_filter.decide(folder, True).action == "skip":
+                admitted = False
+                break
+        if not admitted:
+            continue
+        try:
+            st = os.lstat(root / rel)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+        if stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode):
+            return None
+        try:
+            rel.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            out.append(Decision(rel, "skip", "not a regular file (a FIFO, socket or device)", False))
+            continue
+        out.append(path_filter.decide(rel, False))
+    return out

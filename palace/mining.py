@@ -53,7 +53,7 @@ from palace.db.graph import (
     insert_fact,
     invalidate_facts,
 )
-from palace.discovery import PathFilter, walk
+from palace.discovery import PathFilter, decide_paths, walk
 from palace.errors import UsageError
 from palace.indexing import (
     PREFIX_TOKENS,
@@ -221,7 +221,9 @@ def mine(
     registry = palace.registry
     on_file = on_file or (lambda outcome: None)
 
-    decisions = list(walk(root, PathFilter(root)))
+    decisions = decide_paths(root, paths) if paths is not None else None  # a watcher's step: only its notes
+    if decisions is None:
+        decisions = list(walk(root, PathFilter(root)))
     try:  # a palace kept inside the folder it mines is not part of the notes
         inside = palace.path.resolve().relative_to(root).as_posix()
         decisions = [d for d in decisions if d.path != inside and not d.path.startswith(inside + "/")]

@@ -78,3 +78,34 @@ def test_filter_forgets_changed_ignore_rules(tmp_path):
     assert path_filter.decide("a.md", False).action == "mine"  # cached
     path_filter.forget()
     assert path_filter.decide("a.md", False).reason == "ignored by .palaceignore"
+
+
+def test_deciding_named_paths_equals_walking_the_root(tmp_path):
+    """A watcher's step decides its notes without a walk, and decides them as the walk
+    would: ignore rules, hidden and skipped folders, editor files, other suffixes, special
+    files; a gone path or one under a skipped folder gets no decision; links and folders
+    need the walk (None)."""
+    import os
+
+    from palace.discovery import PathFilter, decide_paths, walk
+
+    root = tmp_path / "notes"
+    files = ["a.md", "b.txt", "img.png", ".hidden.md", "notes.md~", "deep/c.md", "deep/.git/d.md",
+             "node_modules/e.md", "build/f.md", "keep/g.md", "keep/skip-me.md", "keep/sub/h.md"]
+    for rel in files:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("# x\n\ntext\n")
+    (root / ".gitignore").write_text("build/\n")
+    (root / "keep" / ".palaceignore").write_text("skip-me.md\n")
+    os.mkfifo(root / "pipe.md")
+    (root / "link.md").symlink_to(root / "a.md")
+    walked = {d.path: d for d in walk(root, PathFilter(root)) if not d.is_dir}
+    named = files + ["pipe.md", "gone.md", "deep/gone.md"]
+    decided = decide_paths(root, named, PathFilter(root))
+    assert {d.path: d for d in decided} == {p: walked[p] for p in named if p in walked}
+    assert {d.path for d in decided if d.action == "mine"} == {"a.md", "b.txt", "deep/c.md", "keep/g.md",
+                                                              "keep/sub/h.md"}
+    assert {d.path: d.reason for d in decided if d.action == "skip"} == {
+        "img.png": "not a note (.png)", ".hidden.md": "hidden file", "notes.md~": "editor backup/swap file",
+        "keep/skip-me.md": "ignored by keep/.palaceignore", "pipe.md": "not a regular file (a FIFO, socket or device)"}
+    assert decide_paths(root, ["link.md"]) is None and decide_paths(root, ["deep"]) is None

@@ -376,3 +376,24 @@ def test_paths_limits_a_run_to_those_paths(tmp_path):
         (root / "a.md").unlink()
         report = palace.mine(root, paths=["a.md", "b.md"])
         assert sorted((o.path, o.status) for o in report.outcomes) == [("a.md", "deleted"), ("b.md", "indexed")]
+
+
+def test_a_step_over_named_notes_does_not_walk_the_root(tmp_path, monkeypatch):
+    from palace import mining
+    from palace.core import Palace
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\n\nAlice Chen joined Acme Robotics.\n")
+    (notes / "b.md").write_text("# B\n\nBob Stone moved to Lisbon.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+
+        def no_walk(*args, **kwargs):
+            raise AssertionError("the whole root was walked for a one-note step")
+
+        monkeypatch.setattr(mining, "walk", no_walk)
+        (notes / "a.md").write_text("# A\n\nAlice Chen joined Beta Labs.\n")
+        (notes / "b.md").unlink()
+        report = palace.mine(notes, paths=["a.md", "b.md"], verify=True)
+        assert {(o.path, o.status) for o in report.outcomes} == {("a.md", "indexed"), ("b.md", "deleted")}
