@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Sequence
 
 from palace.errors import PalaceError, UsageError
-from palace.locks import WATCH_LOCK, WATCH_PID, held
+from palace.locks import WATCH_LOCK, WATCH_PID, held, watcher_pid
 
 __all__ = ["DaemonStatus", "daemon_status", "start_daemon", "stop_daemon", "AlreadyWatching", "read_state"]
 
@@ -44,12 +44,7 @@ class AlreadyWatching(UsageError):
                    hint="`palace daemon status` shows it; `palace daemon stop` stops it")
 
 
-def read_pid(palace_dir: Path) -> int | None:
-    """The pid in ``watch.pid``, or None."""
-    try:
-        return int((palace_dir / PID_FILE).read_text().strip())
-    except (OSError, ValueError):
-        return None
+read_pid = watcher_pid  # the pid in ``watch.pid``, or None
 
 
 def is_locked(palace_dir: Path) -> bool:

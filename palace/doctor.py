@@ -27,9 +27,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from palace.db import store
+from palace.vectors import usable
 
 if TYPE_CHECKING:
     from palace.core import Palace
@@ -224,9 +223,7 @@ def _bad_vectors(palace: "Palace", ids: list[str]) -> list[str]:
         got, matrix = palace.vectors.embeddings(ids[i:i + SCAN_BATCH])
         if not got:
             continue
-        finite = np.isfinite(matrix).all(axis=1)
-        norms = np.linalg.norm(np.where(np.isfinite(matrix), matrix, 0), axis=1)
-        bad += [d for d, ok, n in zip(got, finite, norms) if not ok or n < 1e-6]
+        bad += [d for d, ok in zip(got, usable(matrix)) if not ok]
     return bad
 
 
@@ -256,11 +253,7 @@ def _delete_orphans(conn: sqlite3.Connection) -> str:
 def _rebuild_fts(conn: sqlite3.Connection) -> str:
     with store.transaction(conn):
         conn.execute("DELETE FROM drawers_fts")
-        conn.execute(
-            "INSERT INTO drawers_fts (rowid, title, heading, text, path)"
-            " SELECT d.rowid, f.title, (SELECT group_concat(value, ' ') FROM json_each(d.heading_path)), d.text, f.path"
-            " FROM drawers d JOIN files f ON f.id = d.file_id"
-        )
+        conn.execute(f"INSERT INTO drawers_fts (rowid, title, heading, text, path) {store.FTS_ROWS}")
     count = conn.execute("SELECT count(*) FROM drawers_fts").fetchone()[0]
     return f"rebuilt the full-text index ({count} drawers)"
 

@@ -19,7 +19,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 from palace.db import store
-from palace.vectors import date_number
+from palace.vectors import date_number, usable
 
 if TYPE_CHECKING:
     from palace.core import Palace
@@ -131,7 +131,7 @@ class EmbedWorker:
 
         vectors_index = self.palace.vectors
         known = {h: v for h, v in vectors_index.vectors_by_embed_hash([item[2] for item in batch]).items()
-                 if np.isfinite(v).all() and np.linalg.norm(v) > 1e-6}  # a damaged vector is never copied
+                 if usable(v.reshape(1, -1))[0]}  # a damaged vector is never copied
         missing = [item for item in batch if item[2] not in known]
         if missing:
             fresh = self.embedder.embed([item[1] for item in missing])

@@ -86,6 +86,14 @@ def held(lock_file: Path) -> bool:
         os.close(fd)
 
 
+def watcher_pid(palace_dir: Path) -> int | None:
+    """The pid in the watcher's ``watch.pid``, or None."""
+    try:
+        return int((palace_dir / WATCH_PID).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
 @contextlib.contextmanager
 def sole_writer(palace_dir: Path, doing: str = "mine"):
     """Hold the right to write the palace for a ``with`` block: refused at once with
@@ -93,10 +101,7 @@ def sole_writer(palace_dir: Path, doing: str = "mine"):
     same notes) or another writer holds :class:`MineLock`. ``doing`` names the work in the
     message ("mine", "repair")."""
     if held(palace_dir / WATCH_LOCK):
-        try:
-            pid = int((palace_dir / WATCH_PID).read_text().strip())
-        except (OSError, ValueError):
-            pid = None
+        pid = watcher_pid(palace_dir)
         raise PalaceBusy(f"a watcher{f' (pid {pid})' if pid else ''} keeps this palace current: it cannot {doing}"
                          " beside it",
                          hint="let it mine (`palace watch` the folder), or `palace daemon stop` first")

@@ -32,11 +32,18 @@ from palace.config import quiet_third_parties
 if TYPE_CHECKING:
     import chromadb
 
-__all__ = ["VectorStore", "EmbeddedChroma", "ChromaServer", "open_vector_store", "date_number"]
+__all__ = ["VectorStore", "EmbeddedChroma", "ChromaServer", "open_vector_store", "date_number", "usable"]
 
 COLLECTION = "drawers"
 CHROMA_DIRNAME = "chroma"
 LOCK_FILENAME = "chroma.lock"
+
+
+def usable(vectors: np.ndarray) -> np.ndarray:
+    """Per row of ``vectors`` (shape ``(n, dim)``), whether it can be searched: every
+    value finite and not all zero (a damaged store can hold either)."""
+    finite = np.isfinite(vectors).all(axis=1)
+    return finite & (np.linalg.norm(np.where(np.isfinite(vectors), vectors, 0), axis=1) > 1e-6)
 
 
 def date_number(iso: str | None) -> int | None:

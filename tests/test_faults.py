@@ -19,6 +19,16 @@ from palace.errors import PalaceNotFound
 runner = CliRunner()
 
 
+def _mined_note(tmp_path, text: str):
+    """A folder ``notes`` of one dated note holding ``text``, mined into ``tmp_path/palace``."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-04-12.md").write_text(text)
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+    return notes
+
+
 @pytest.fixture(scope="module")
 def faulty(tmp_path_factory):
     """A folder of one good note and one of each fault, mined once in a child process
@@ -139,11 +149,7 @@ def test_one_writer_at_a_time(tmp_path):
 def test_a_lost_vector_store_is_noticed_and_rebuilt(tmp_path):
     import shutil
 
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "2024-04-12.md").write_text("# Sync\n\nAlice Chen joined Acme Robotics in Berlin.\n")
-    with Palace.open(tmp_path / "palace") as palace:
-        palace.mine(notes)
+    notes = _mined_note(tmp_path, "# Sync\n\nAlice Chen joined Acme Robotics in Berlin.\n")
     shutil.rmtree(tmp_path / "palace" / "chroma")
     from chromadb.api.client import SharedSystemClient
 
@@ -335,11 +341,7 @@ def test_a_warm_handle_holds_no_connection_for_threads_that_ended(tmp_path):
 def test_an_ask_after_the_vector_store_was_lost_keeps_it_reported_lost(tmp_path):
     import shutil
 
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "2024-04-12.md").write_text("# Sync\n\nAlice Chen joined Acme Robotics in Berlin.\n")
-    with Palace.open(tmp_path / "palace") as palace:
-        palace.mine(notes)
+    _mined_note(tmp_path, "# Sync\n\nAlice Chen joined Acme Robotics in Berlin.\n")
     shutil.rmtree(tmp_path / "palace" / "chroma")
     from chromadb.api.client import SharedSystemClient
 
@@ -370,11 +372,7 @@ def test_a_palace_on_a_read_only_folder_is_an_error_not_a_traceback(tmp_path, mo
 
 @pytest.mark.slow
 def test_ask_batch_answers_each_line_while_stdin_stays_open(tmp_path):
-    notes = tmp_path / "notes"
-    notes.mkdir()
-    (notes / "2024-04-12.md").write_text("# Sync\n\nAlice Chen joined Acme Robotics in Berlin.\n")
-    with Palace.open(tmp_path / "palace") as palace:
-        palace.mine(notes)
+    _mined_note(tmp_path, "# Sync\n\nAlice Chen joined Acme Robotics in Berlin.\n")
     proc = subprocess.Popen([sys.executable, "-m", "palace", "ask", "--batch", "-", "--palace", str(tmp_path / "palace")],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:

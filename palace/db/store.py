@@ -48,6 +48,13 @@ from palace.errors import SchemaError, UsageError
 
 DB_FILENAME = "palace.db"
 
+#: The full-text rows of every drawer (rowid, title, heading path, text, path), as
+#: :func:`palace.db.drawers.insert_drawer` writes them one by one: what a rebuild inserts.
+FTS_ROWS = (
+    "SELECT d.rowid, f.title, (SELECT group_concat(value, ' ') FROM json_each(d.heading_path)), d.text, f.path"
+    " FROM drawers d JOIN files f ON f.id = d.file_id"
+)
+
 MIGRATIONS: list[tuple[str, str]] = [
     (
         "0001_initial",
@@ -316,9 +323,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE VIRTUAL TABLE drawers_fts_paths USING fts5(
             title, heading, text, path, tokenize = 'porter unicode61 remove_diacritics 2'
         );
-        INSERT INTO drawers_fts_paths (rowid, title, heading, text, path)
-            SELECT d.rowid, f.title, (SELECT group_concat(value, ' ') FROM json_each(d.heading_path)), d.text, f.path
-            FROM drawers d JOIN files f ON f.id = d.file_id;
+        INSERT INTO drawers_fts_paths (rowid, title, heading, text, path) """ + FTS_ROWS + """;
         DROP TABLE drawers_fts;
         ALTER TABLE drawers_fts_paths RENAME TO drawers_fts;
         """,
