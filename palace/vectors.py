@@ -22,6 +22,7 @@ import contextlib
 import fcntl
 import os
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
 
@@ -37,6 +38,8 @@ __all__ = ["VectorStore", "EmbeddedChroma", "ChromaServer", "open_vector_store",
 COLLECTION = "drawers"
 CHROMA_DIRNAME = "chroma"
 LOCK_FILENAME = "chroma.lock"
+#: Rewritten with a new token by every write of the embedded store; readers reopen when it changes.
+GENERATION_FILENAME = "vectors.generation"
 
 
 def usable(vectors: np.ndarray) -> np.ndarray:
@@ -211,7 +214,9 @@ class EmbeddedChroma(_ChromaStore):
         self._lock = threading.RLock()
         self._depth = 0
         self._fd: int | None = None
-        self._stamp: tuple | None = None
+        self._stamp: bytes | None = None
+        self._generation_path = palace_dir / GENERATION_FILENAME
+        self._writes = 0
 
     @contextlib.contextmanager
     def locked(self):
@@ -242,17 +247,16 @@ class EmbeddedChroma(_ChromaStore):
                 self._reset()
             return self._open()
 
-    def _store_stamp(self) -> tuple:
-        """What changes whenever any process writes the store: size and mtime of Chroma's
-        SQLite file and its write-ahead log."""
-        stamp = []
-        for name in ("chroma.sqlite3", "chroma.sqlite3-wal"):
-            try:
-                st = (self.path / name).stat()
-                stamp.append((st.st_mtime_ns, st.st_size))
-            except OSError:
-                stamp.append(None)
-        return tuple(stamp)
+    def _store_stamp(self) -> bytes | None:
+        """What changes whenever any process writes the store: the token of
+        ``vectors.generation``, which every write through this class replaces. (Chroma's
+        own files will not do: a process that only reads also touches its SQLite file and
+        log, and every warm reader would then reopen the index after each cold one.)"""
+        try:
+            with open(self._generation_path, "rb") as file:
+                return file.read(64)
+        except OSError:
+            return None
 
     def _reset(self) -> None:
         """Drop this process's view of the store (the next use opens it again)."""
@@ -284,7 +288,16 @@ class EmbeddedChroma(_ChromaStore):
         return not self.path.is_dir()
 
     def _wrote(self) -> None:
-        self._stamp = self._store_stamp()  # this process's own write: no reason to reopen
+        """Give the store a new generation (other processes reopen it), which this
+        process has seen: no reason to reopen here."""
+        self._writes += 1
+        token = f"{os.getpid()}:{time.time_ns()}:{self._writes}".encode()
+        fd = os.open(self._generation_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, token)
+        finally:
+            os.close(fd)
+        self._stamp = token
 
 
 class ChromaServer(_ChromaStore):
