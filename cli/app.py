@@ -6,11 +6,16 @@ register themselves on ``app``; :mod:`palace.cli.main` imports them all."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import typer
 
 from palace.errors import PalaceError, UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 app = typer.Typer(
     name="palace",
@@ -49,11 +54,38 @@ def main(
         os.environ["PALACE_CHROMA_URL"] = chroma_url  # read by palace.vectors.open_vector_store
 
 
-def fail(message: str, hint: str | None = None) -> None:
-    """Print ``Error: message`` (and the hint) on stderr and exit 1."""
+@dataclass(frozen=True)
+class Terminal:
+    """The caller's terminal, when a command runs for a client of the warm server
+    (:mod:`palace.cli.serve`): whether its stdout and stderr are terminals, its width in
+    columns, and the environment that shapes colour (``TERM``, ``NO_COLOR``…)."""
+
+    stdout_tty: bool
+    stderr_tty: bool
+    width: int | None
+    env: dict[str, str]
+
+
+#: Set by the warm server for the command it runs; None when the command runs here.
+TERMINAL: ContextVar[Terminal | None] = ContextVar("palace_terminal", default=None)
+
+
+def console(*, stderr: bool = False, **options: Any) -> "Console":
+    """A rich ``Console`` on stdout (or stderr) with ``options``. Under the warm server it
+    renders for the caller's terminal (:data:`TERMINAL`), so a served command prints what
+    it would print here."""
     from rich.console import Console
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    terminal = TERMINAL.get()
+    if terminal is None:
+        return Console(stderr=stderr, **options)
+    return Console(stderr=stderr, force_terminal=terminal.stderr_tty if stderr else terminal.stdout_tty,
+                   width=terminal.width, _environ=terminal.env, **options)
+
+
+def fail(message: str, hint: str | None = None) -> None:
+    """Print ``Error: message`` (and the hint) on stderr and exit 1."""
+    err = console(stderr=True, highlight=False, soft_wrap=True)
     err.print(f"[bold red]Error:[/] {message}", markup=True)
     if hint:
         err.print(f"[dim]hint:[/] {hint}", markup=True)

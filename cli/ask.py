@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.app import PalaceOption, app, guarded, parse_day, render_changes, render_fact
+from palace.cli.app import PalaceOption, app, console, guarded, parse_day, render_changes, render_fact
 from palace.errors import UsageError
 from palace.results import to_json
 
@@ -128,10 +128,9 @@ def render(result, *, explain: bool = False) -> None:
     list or fact list when the answer could not show it all (or with ``explain``, or for
     a history question), then the drawers with path:line, date, snippet and why.
     ``explain`` adds the retriever weights and each retriever's rank and raw score."""
-    from rich.console import Console
     from rich.markup import escape
 
-    out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())  # no hard wraps in pipes
+    out = console(highlight=False, soft_wrap=not sys.stdout.isatty())  # no hard wraps in pipes
     plan = result.plan
     line = plan.line(weights=explain)
     out.print("[dim]plan:[/] " + escape(line))

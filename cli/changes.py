@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.app import PalaceOption, app, guarded, parse_day, render_changes
+from palace.cli.app import PalaceOption, app, console, guarded, parse_day, render_changes
 from palace.results import to_json
 
 
@@ -26,7 +26,6 @@ def changes(
     time); without either, what the latest mining changed (recorded time)."""
     import datetime as dt
 
-    from rich.console import Console
 
     from palace.core import Palace
 
@@ -37,4 +36,4 @@ def changes(
     if as_json:
         typer.echo(to_json(found))
         return
-    render_changes(Console(highlight=False, soft_wrap=not sys.stdout.isatty()), found)
+    render_changes(console(highlight=False, soft_wrap=not sys.stdout.isatty()), found)

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.app import PalaceOption, app, guarded
+from palace.cli.app import PalaceOption, app, console, guarded
 from palace.results import to_json
 
 
@@ -22,7 +22,6 @@ def doctor(
     resolution, orphan rows. Exit 1 while a check fails."""
     import contextlib
 
-    from rich.console import Console
     from rich.markup import escape
 
     from palace.config import resolve_palace_path
@@ -36,7 +35,7 @@ def doctor(
     if as_json:
         typer.echo(to_json(report))
     else:
-        out = Console(highlight=False, soft_wrap=True)
+        out = console(highlight=False, soft_wrap=True)
         for check in report.before:
             out.print(f"[red]was[/] {check.name:<11} {escape(check.detail)}")
         for line in report.repaired:

@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from palace.cli.app import PalaceOption, app, cite, guarded
+from palace.cli.app import PalaceOption, app, console, cite, guarded
 
 USAGE = "palace entity NAME | aliases NAME | merge NAME INTO | split NAME | path NAME OTHER"
 
@@ -46,7 +46,7 @@ def entity(
             card = palace.entity(names[0])
             return typer.echo(to_json(card)) if as_json else _render_profile(card)
         if command == "path":
-            found = palace.path(names[0], names[1])
+            found = palace.connection(names[0], names[1])
             return typer.echo(to_json(found)) if as_json else _render_connection(found)
         if command == "aliases":
             report = palace.aliases(names[0])
@@ -60,9 +60,8 @@ def entity(
 
 
 def _console():
-    from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=not sys.stdout.isatty())
+    return console(highlight=False, soft_wrap=not sys.stdout.isatty())
 
 
 def _render_profile(card) -> None:

@@ -9,8 +9,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.app import parse_day
-from palace.cli.app import PalaceOption, app, fail, guarded
+from palace.cli.app import PalaceOption, app, console, fail, guarded, parse_day
 from palace.results import to_json
 
 
@@ -54,10 +53,9 @@ def extract_command(
 
 
 def _render(result) -> None:
-    from rich.console import Console
     from rich.markup import escape
 
-    out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
+    out = console(highlight=False, soft_wrap=not sys.stdout.isatty())
     out.print(f"[dim]dated {result.date}{', title ' + escape(result.title) if result.title else ''}; "
               f"{len(result.entities)} names, {len(result.facts)} facts, {len(result.rejected)} turned down[/]")
     sentences: dict[tuple[int, str], list] = {}

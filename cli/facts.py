@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.app import PalaceOption, app, cite, guarded, parse_day
+from palace.cli.app import PalaceOption, app, console, cite, guarded, parse_day
 
 
 @app.command("facts")
@@ -60,10 +60,9 @@ def _render(result, as_json: bool) -> None:
 
         typer.echo(to_json(result))
         return
-    from rich.console import Console
     from rich.markup import escape
 
-    out = Console(highlight=False, soft_wrap=not sys.stdout.isatty())
+    out = console(highlight=False, soft_wrap=not sys.stdout.isatty())
     if not result.facts:
         out.print("no facts")
     for f in result.facts:

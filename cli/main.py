@@ -1,34 +1,60 @@
 """The ``palace`` command: the typer app of :mod:`palace.cli.app` with every command module
-registered on it, and the console entry point."""
+registered on it, and the console entry point.
+
+The command modules are imported on first use of :data:`app`, so that :func:`run` can
+first hand a read command to the palace's warm server (:mod:`palace.cli.client`)
+without importing typer or anything else the server has loaded already."""
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
-from palace.cli import ask as _ask  # noqa: F401  (commands register themselves on `app`)
-from palace.cli import changes as _changes  # noqa: F401
-from palace.cli import doctor as _doctor  # noqa: F401
-from palace.cli import entity as _entity  # noqa: F401
-from palace.cli import extract as _extract  # noqa: F401
-from palace.cli import facts as _facts  # noqa: F401
-from palace.cli import mine as _mine  # noqa: F401
-from palace.cli import status as _status  # noqa: F401
-from palace.cli import watch as _watch  # noqa: F401
-from palace.cli.app import app
+if TYPE_CHECKING:
+    import typer
 
-del _ask, _changes, _doctor, _entity, _extract, _facts, _mine, _status, _watch
+    app: typer.Typer
 
 __all__ = ["app", "run"]
 
 
+def _load_app():
+    from palace.cli import ask as _ask  # noqa: F401  (commands register themselves on `app`)
+    from palace.cli import changes as _changes  # noqa: F401
+    from palace.cli import doctor as _doctor  # noqa: F401
+    from palace.cli import entity as _entity  # noqa: F401
+    from palace.cli import extract as _extract  # noqa: F401
+    from palace.cli import facts as _facts  # noqa: F401
+    from palace.cli import mine as _mine  # noqa: F401
+    from palace.cli import serve as _serve  # noqa: F401
+    from palace.cli import status as _status  # noqa: F401
+    from palace.cli import watch as _watch  # noqa: F401
+    from palace.cli.app import app
+
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return _load_app()
+    raise AttributeError(f"module 'palace.cli.main' has no attribute {name!r}")
+
+
 def run() -> None:
-    """Console entry point. Files the command creates are owner-only (umask 077): a
-    palace holds the text of the notes."""
+    """Console entry point. A read command goes to the palace's warm server when one runs
+    (:func:`palace.cli.client.forward`); otherwise, and for every other command, it runs
+    here. Files the command creates are owner-only (umask 077): a palace holds the text
+    of the notes."""
     import os
 
     os.umask(0o077)
     try:
-        app()
+        from palace.cli.client import forward
+
+        served = forward(sys.argv[1:])
+        if served is not None:
+            sys.exit(served)
+        _load_app()()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)

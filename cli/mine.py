@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.app import PalaceOption, app, guarded
+from palace.cli.app import PalaceOption, app, console, guarded
 from palace.errors import UsageError
 from palace.results import to_json
 
@@ -22,7 +22,6 @@ def mine(
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Mine PATH into the palace: drawers, entities, dates, facts, vectors."""
-    from rich.console import Console
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -33,7 +32,7 @@ def mine(
     from palace.config import resolve_palace_path
     from palace.locks import sole_writer
 
-    err = Console(stderr=True)
+    err = console(stderr=True)
     with sole_writer(resolve_palace_path(palace_dir)), Palace.open(palace_dir) as palace:
         progress = Progress(
             TextColumn("[bold]mining[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
@@ -63,7 +62,7 @@ def mine(
     if as_json:
         typer.echo(to_json(report))
         return
-    out = Console(soft_wrap=not sys.stdout.isatty())
+    out = console(soft_wrap=not sys.stdout.isatty())
     out.print(
         f"[bold]{escape(report.wing)}[/] ← {escape(report.root)}\n"
         f"files: {report.indexed} indexed, {report.unchanged} unchanged, "

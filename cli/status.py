@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from palace.cli.app import PalaceOption, app, guarded
+from palace.cli.app import PalaceOption, app, console, guarded
 from palace.results import to_json
 
 
@@ -19,7 +19,6 @@ def status(
     all_files: bool = typer.Option(False, "--all", help="List indexed files too, not only skipped and failed ones."),
 ) -> None:
     """Show the palace: where it is, its model, counts, and files skipped or failed (and why)."""
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
@@ -30,7 +29,7 @@ def status(
     if as_json:
         typer.echo(to_json(report))
         return
-    out = Console()
+    out = console()
     out.print(
         f"palace: {report.palace}\n"
         f"model: {report.embedding_model or '—'} ({report.embedding_dimension or '—'} dims)\n"

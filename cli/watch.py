@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from palace.cli.app import PalaceOption, app, guarded
+from palace.cli.app import PalaceOption, app, console, guarded
 
 daemon_app = typer.Typer(help="The background watcher of a palace: status, stop.", no_args_is_help=True)
 app.add_typer(daemon_app, name="daemon")
@@ -39,18 +39,43 @@ def watch(
         typer.echo(f"log: {palace_path / LOG_FILE}   status: palace daemon status   stop: palace daemon stop")
         return
     watcher = Watcher(palace_path, paths, debounce=debounce, polling=polling)
-    _run_foreground(watcher, quiet=not sys.stdout.isatty())
+    from palace.core import Palace
+
+    with Palace.open(palace_path) as palace:
+        server = _serve(palace)
+        try:
+            _run_foreground(watcher, quiet=not sys.stdout.isatty())
+        finally:
+            if server is not None:
+                server.stop()
+
+
+def _serve(palace):
+    """Serve ``palace`` to cold read commands while watching (:mod:`palace.cli.serve`),
+    its handle lent to the watcher too, so one model and one vector index serve both.
+    None, with a line in the log, when it cannot (another server, a too-long path)."""
+    import logging
+
+    from palace.cli.serve import Server
+    from palace.errors import UsageError
+
+    server = Server(palace)
+    try:
+        server.start()
+    except UsageError as exc:
+        logging.getLogger("palace.watch").warning("not serving cold commands: %s", exc.message)
+        return None
+    return server
 
 
 def _run_foreground(watcher, *, quiet: bool) -> None:
     """Run ``watcher`` until SIGINT or SIGTERM, with a live status line on a terminal."""
     import logging
 
-    from rich.console import Console
     from rich.logging import RichHandler
 
-    console = Console(stderr=True)
-    handler = RichHandler(console=console, show_path=False) if not quiet else logging.StreamHandler()
+    err = console(stderr=True)
+    handler = RichHandler(console=err, show_path=False) if not quiet else logging.StreamHandler()
     if quiet:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     logging.getLogger("palace.watch").addHandler(handler)
@@ -74,7 +99,7 @@ def _run_foreground(watcher, *, quiet: bool) -> None:
         else:
             from rich.live import Live
 
-            with Live(_line(watcher), console=console, refresh_per_second=4, transient=True) as live:
+            with Live(_line(watcher), console=err, refresh_per_second=4, transient=True) as live:
                 while not stopping and watcher.alive:
                     live.update(_line(watcher))
                     time.sleep(0.25)
@@ -128,6 +153,11 @@ def daemon_status(
         typer.echo(f"  {root['path']} → wing {root['wing']}: {root['state']}, {root['observer']} events{extra}")
     typer.echo(f"  queue {state['queue']}  mining {', '.join(state['mining']) or '-'}  updates {state['updates']}")
     typer.echo(f"  last event {state['last_event'] or '-'}  last update {state['last_update'] or '-'}")
+    from palace.cli.client import server_info, socket_path
+
+    served = server_info(palace_path)
+    typer.echo(f"  serving cold commands on {socket_path(palace_path)} (pid {served['pid']},"
+               f" {served['requests']} answered)" if served else "  not serving cold commands (see the log)")
     for problem in state["problems"]:
         typer.echo(f"  problem: {problem}")
     for error in state["errors"][-5:]:

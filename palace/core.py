@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Collection
+from typing import TYPE_CHECKING, Callable, Collection, Iterator, cast
 
 from palace.db import store
 from palace.config import fiscal_year_start, quiet_third_parties, resolve_palace_path
@@ -69,6 +70,9 @@ class Palace:
         """
         quiet_third_parties()
         resolved = resolve_palace_path(path)
+        lent = _LENT.get(resolved) if embedder is None and vectors is None else None
+        if lent is not None:
+            return cast(Palace, _Borrowed(lent))
         if resolved.exists() and not resolved.is_dir():
             raise UsageError(f"the palace path {resolved} is a file, not a folder", hint="pass --palace DIR")
         if not create and not (resolved / store.DB_FILENAME).exists():
@@ -92,6 +96,19 @@ class Palace:
                         del self._connections[ident]
                 self._connections[threading.get_ident()] = (threading.current_thread(), conn)
         return conn
+
+    @contextmanager
+    def lend(self) -> Iterator["Palace"]:
+        """While the block runs, :meth:`open` of this palace in this process (with the
+        default embedder and vectors) returns this handle, whose ``close`` and ``with``
+        then do nothing: a warm server runs each command on the models and the vector
+        index it has loaded, however the command opens the palace."""
+        _LENT[self.path] = self
+        try:
+            yield self
+        finally:
+            if _LENT.get(self.path) is self:
+                del _LENT[self.path]
 
     def close(self) -> None:
         """Close every SQLite connection of this handle (call it once no thread uses it)."""
@@ -238,7 +255,7 @@ class Palace:
 
         return profile(self, name)
 
-    def path(self, source: str, target: str) -> "Connection":
+    def connection(self, source: str, target: str) -> "Connection":
         """How two names are connected over current facts; see :func:`palace.graph.connection`."""
         from palace.graph import connection
 
@@ -279,3 +296,27 @@ class Palace:
         from palace.daemon import stop_daemon
 
         return stop_daemon(self.path)
+
+
+#: Handles lent by :meth:`Palace.lend` (palace folder → handle).
+_LENT: dict[Path, Palace] = {}
+
+
+class _Borrowed:
+    """A lent :class:`Palace` as :meth:`Palace.open` returns it: every attribute is the
+    handle's, but closing it (or leaving its ``with`` block) leaves the handle open."""
+
+    def __init__(self, palace: Palace) -> None:
+        self._palace = palace
+
+    def __getattr__(self, name: str):
+        return getattr(self._palace, name)
+
+    def __enter__(self) -> "_Borrowed":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def close(self) -> None:
+        """Nothing: the lender closes the handle."""

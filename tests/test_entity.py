@@ -66,6 +66,17 @@ def test_cli_entity_json(mined_sample):
                          "last_seen", "facts", "related", "recent", "current", "ambiguous_with", "degree"}
 
 
+def test_cli_entity_path_cites_each_hop(mined_sample):
+    # `entity path` once failed: the handle's `path` attribute (its folder) hid the method
+    palace_dir, _ = mined_sample
+    result = CliRunner().invoke(app, ["entity", "path", "Alice Chen", "Acme Robotics", "--palace", str(palace_dir),
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert [(h["subject"], h["predicate"], h["object"], h["path"], h["line"]) for h in data["hops"]] == [
+        ("Alice Chen", "works_at", "Acme Robotics", "journal/2024-08-09.md", 9)]
+
+
 def test_an_alias_or_a_shouted_possessive_reaches_the_same_profile(sample_palace):
     by_name = profile(sample_palace, "Harbor")
     by_alias = profile(sample_palace, "Project Harbor")

@@ -267,6 +267,13 @@ def test_the_daemon_starts_reports_and_stops(tmp_path, notes):
         assert status["state"]["roots"][0]["path"] == str(notes.resolve())
         (notes / "d.md").write_text("# D\n\nWritten under the daemon.\n")
         assert wait_for(lambda: "d.md" in drawers(palace_dir), timeout=30)
+        # a cold `palace ask` is answered by the watcher's warm server, from the same palace
+        asked = subprocess.run([*cli, "ask", "written under the daemon", "--json", "--palace", str(palace_dir)],
+                               capture_output=True, text=True, timeout=60)
+        assert asked.returncode == 0 and "d.md" in [r["path"] for r in json.loads(asked.stdout)["results"]]
+        shown = subprocess.run([*cli, "daemon", "status", "--palace", str(palace_dir)], capture_output=True,
+                               text=True, timeout=60).stdout
+        assert "serving cold commands on" in shown and "1 answered)" in shown
     finally:
         stopped = subprocess.run([*cli, "daemon", "stop", "--palace", str(palace_dir)],
                                  capture_output=True, text=True, timeout=180)
