@@ -15,10 +15,17 @@ reports:
 - **edit**: one note of the first copy gets a sentence appended and is mined again with
   ``paths=[that note]`` (the watcher's step), in a warm process (the pipeline already
   loaded): total seconds, and the part spent in the wing's end-of-run work (linking
-  lower-case names and entity resolution, :func:`palace.mining.finish_resolution`).
+  lower-case names and entity resolution, :func:`palace.mining.finish_resolution`);
+- **reads**, in the same warm process: ``ask`` p50/p95 over ``--questions`` (default the
+  Rust dev set: they ask about the first copy's names), ``status``, ``facts`` (current,
+  the first 100) and ``facts --about`` p50, and the palace's size on disk per drawer.
+
+``--sizes 1,2,14`` on the Rust minutes gives about 7,600, 15,000 and 107,000 drawers:
+the 10k → 100k growth of the reads.
 
 Goals (issue 13): words/s at 16× within 15 % of 1×; peak RSS flat (≤ 1.5 GB); a one-note
-edit at 16× in about the time of the same edit at 1×. Figures print beside the 1× run of
+edit at 16× in about the time of the same edit at 1×; warm ``ask`` p50 ≤ 100 ms at
+≥ 100,000 drawers. Figures print beside the 1× run of
 the same invocation, with the machine's load.
 """
 
@@ -75,10 +82,32 @@ with Palace.open(palace_dir) as palace:
     edit_s = time.perf_counter() - started
     drawers = palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
     entities = palace.conn.execute("SELECT count(*) FROM entities").fetchone()[0]
+    facts = palace.conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    questions = [json.loads(line) for line in Path(sys.argv[4]).read_text().splitlines() if line.strip()]
+    import datetime as dt
+
+    def timed_ms(call):
+        t = time.perf_counter()
+        call()
+        return (time.perf_counter() - t) * 1000
+
+    palace.ask(questions[0]["question"])  # warm: the model, the index, the query path
+    ask_ms = [timed_ms(lambda: palace.ask(q["question"], now=dt.date.fromisoformat(q["now"]) if q.get("now") else None))
+              for q in questions]
+    status_ms = [timed_ms(palace.status) for _ in range(5)]
+    facts_ms = [timed_ms(lambda: palace.facts()) for _ in range(5)]
+    about_ms = [timed_ms(lambda: palace.facts(about=q)) for q in ("Rust", "Niko", "Josh")]
+disk = sum(p.stat().st_size for p in palace_dir.rglob("*") if p.is_file())
 print(json.dumps({"notes": report.indexed, "words": report.words, "mine_s": mine_s, "edit_s": edit_s,
                   "edit_resolution_s": spent["resolution"], "drawers": drawers, "entities": entities,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "facts": facts, "peak_rss_mb": peak, "ask_ms": ask_ms, "status_ms": status_ms,
+                  "facts_ms": facts_ms, "facts_about_ms": about_ms, "disk_bytes": disk}))
 """
+
+
+def percentile(ordered: list[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def vary(text: str, copy: int) -> str:
@@ -105,6 +134,8 @@ def main() -> None:
     parser.add_argument("corpus", nargs="?", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--notes", type=int, default=0, help="first N notes of the corpus (0: all)")
     parser.add_argument("--sizes", default="1,4,16", help="copies per size, comma-separated")
+    parser.add_argument("--questions", type=Path, default=REPO / "benchmarks" / "rust_dev_questions.jsonl",
+                        help="questions for the warm ask timings (JSON lines with question, now)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     notes = sorted(p for p in args.corpus.rglob("*.md") if p.is_file())
@@ -116,10 +147,19 @@ def main() -> None:
             root = Path(tmp) / f"notes-{size}x"
             edit = build(args.corpus, notes, size, root)
             load = os.getloadavg()
-            done = subprocess.run([sys.executable, "-c", CHILD, str(root), str(Path(tmp) / f"palace-{size}x"), edit],
-                                  capture_output=True, text=True, check=True)
+            done = subprocess.run([sys.executable, "-c", CHILD, str(root), str(Path(tmp) / f"palace-{size}x"), edit,
+                                   str(args.questions)], capture_output=True, text=True)
+            if done.returncode:
+                raise SystemExit(f"size {size}× failed:\n{done.stderr[-3000:]}")
             row = {"size": size, "load": round(load[0], 2), **json.loads(done.stdout.strip().splitlines()[-1])}
+            row["load_after"] = round(os.getloadavg()[0], 2)
             row["words_per_s"] = row["words"] / row["mine_s"]
+            for key in ("ask_ms", "status_ms", "facts_ms", "facts_about_ms"):
+                values = sorted(row.pop(key))
+                row[key.replace("_ms", "_p50_ms")] = percentile(values, 0.5)
+                row[key.replace("_ms", "_p95_ms")] = percentile(values, 0.95)
+            row["disk_bytes_per_drawer"] = row["disk_bytes"] / max(1, row["drawers"])
+            shutil.rmtree(Path(tmp) / f"palace-{size}x")
             rows.append(row)
             shutil.rmtree(root)
             if not args.json:
@@ -127,17 +167,29 @@ def main() -> None:
                       f"  {row['words_per_s']:7,.0f} words/s  peak {row['peak_rss_mb']:6.0f} MB  "
                       f"edit {row['edit_s']:5.2f} s (resolution {row['edit_resolution_s']:5.2f} s)  "
                       f"{row['drawers']:,} drawers  {row['entities']:,} entities  load {row['load']}", flush=True)
+                print(f"      warm ask p50 {row['ask_p50_ms']:6.1f} ms  p95 {row['ask_p95_ms']:6.1f} ms   status p50"
+                      f" {row['status_p50_ms']:7.1f} ms   facts p50 {row['facts_p50_ms']:6.1f} ms   facts --about"
+                      f" p50 {row['facts_about_p50_ms']:6.1f} ms   disk {row['disk_bytes_per_drawer'] / 1024:5.1f} KB"
+                      f"/drawer ({row['disk_bytes'] / 2**20:,.0f} MB)  {row['facts']:,} facts  load after"
+                      f" {row['load_after']}", flush=True)
     base = rows[0]
-    summary = [{"size": r["size"], "words_per_s_vs_1x": r["words_per_s"] / base["words_per_s"],
-                "edit_vs_1x": r["edit_s"] / base["edit_s"], "peak_rss_mb": r["peak_rss_mb"]} for r in rows]
+    summary = [{"size": r["size"], "drawers": r["drawers"], "words_per_s_vs_1x": r["words_per_s"] / base["words_per_s"],
+                "edit_vs_1x": r["edit_s"] / base["edit_s"], "peak_rss_mb": r["peak_rss_mb"],
+                "ask_p50_vs_1x": r["ask_p50_ms"] / base["ask_p50_ms"],
+                "status_vs_1x": r["status_p50_ms"] / base["status_p50_ms"],
+                "facts_vs_1x": r["facts_p50_ms"] / base["facts_p50_ms"],
+                "disk_per_drawer_vs_1x": r["disk_bytes_per_drawer"] / base["disk_bytes_per_drawer"]} for r in rows]
     if args.json:
         print(json.dumps({"rows": rows, "summary": summary}, indent=2))
         return
     print("\nagainst the first size of this run:")
     for s in summary:
-        print(f"{s['size']:>3}×  words/s {s['words_per_s_vs_1x']:5.2f}×  one-note edit {s['edit_vs_1x']:5.2f}×"
-              f"  peak RSS {s['peak_rss_mb']:.0f} MB")
-    print("goals: words/s at 16× ≥ 0.85× of 1×; peak RSS ≤ 1.5 GB; edit at 16× ≈ 1×")
+        print(f"{s['size']:>3}× ({s['drawers']:,} drawers)  words/s {s['words_per_s_vs_1x']:5.2f}×  one-note edit"
+              f" {s['edit_vs_1x']:5.2f}×  peak RSS {s['peak_rss_mb']:.0f} MB  warm ask p50 {s['ask_p50_vs_1x']:5.2f}×"
+              f"  status {s['status_vs_1x']:5.2f}×  facts {s['facts_vs_1x']:5.2f}×  disk/drawer"
+              f" {s['disk_per_drawer_vs_1x']:5.2f}×")
+    print("goals: words/s at 16× ≥ 0.85× of 1×; peak RSS ≤ 1.5 GB; edit at 16× ≈ 1×; warm ask p50 ≤ 100 ms at"
+          " ≥ 100,000 drawers")
 
 
 if __name__ == "__main__":
