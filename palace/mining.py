@@ -129,8 +129,12 @@ class MineReport:
     outcomes: tuple[FileOutcome, ...] = ()
 
 
-#: a note with more new drawers than this is read after the others (the work budget)
+#: a note with more new drawers than this is read after the others (the work budget),
+#: and stored in steps of this many drawers, each in its own transaction
 LARGE_NOTE_DRAWERS = 200
+#: the content hash of a note stored in part: it never equals a real one, so the next run
+#: reads the note again and only its drawers not yet stored go through the NLP
+PARTIAL = "partial"
 #: a note's progress is reported every this many drawers
 PROGRESS_EVERY = 50
 
@@ -146,6 +150,8 @@ class _Pending:
     new: list[int]  # indexes into chunks of drawers needing NLP
     words: int
     extractions: dict[int, Extraction] = field(default_factory=dict)
+    file_id: int | None = None  # once a first step of a large note is stored
+    stored: set[int] = field(default_factory=set)  # indexes of new drawers stored by steps
 
 
 def room_of(rel: str) -> str:
@@ -197,11 +203,13 @@ def mine(
     re-embedded. ``cancel``, once set, ends the run early and cleanly: the files stored
     so far stay, drawers not yet embedded are embedded by the next run, the rest waits
     for it (the watcher's stop); it is checked between drawers, so a stop waits at most
-    for the spaCy batch at hand (128 drawers), never for the rest of a long note (that
-    note is left as it was, for the next run).
+    for the spaCy batch at hand (128 drawers), never for the rest of a long note.
 
     Work budget: notes of more than :data:`LARGE_NOTE_DRAWERS` new drawers are read
-    after all the others, so one huge note never holds back the notes saved beside it.
+    after all the others, so one huge note never holds back the notes saved beside it,
+    and are stored in steps of that many drawers, each its own transaction
+    (:func:`_write_step`): a stop or a kill loses at most one step, and the next run
+    reads only the drawers not yet stored.
     A note of more than :data:`PROGRESS_EVERY` new drawers reports its progress:
     ``on_progress(path, drawers_read, drawers)`` every :data:`PROGRESS_EVERY` drawers
     (the CLI's progress bar and the watcher's status show it). Raises :class:`UsageError` if ``root`` is not a folder. A file that fails
@@ -381,25 +389,34 @@ def _extract_and_write(conn, wing, root, pending, known, extractor, registry, wo
                        cancel: threading.Event, owner: str | None = None, on_progress=None) -> None:
     """Run the NLP over the pending notes and store each one in its own transaction,
     handing its new drawers to the embedding worker as soon as it is committed. Stops
-    between drawers once ``cancel`` is set (the note at hand is not stored)."""
-    for item, failure in _run_nlp(extractor, pending, owner, cancel=cancel, on_progress=on_progress):
-        if cancel.is_set():
+    between drawers once ``cancel`` is set: a complete note not yet stored is left for
+    the next run, a step of a long note that was read is stored first."""
+    failed: set[str] = set()
+    for item, failure, step in _run_nlp(extractor, pending, owner, cancel=cancel, on_progress=on_progress):
+        if cancel.is_set() and not step:  # a step that was read is stored: the stop comes right after it
             break
+        if item.rel in failed:  # a step of it could not be stored: the rest is not either
+            continue
         if failure:
             _record_file(conn, wing, root, item.rel, "failed", failure, known.get(item.rel))
             done(FileOutcome(item.rel, "failed", failure))
             continue
         try:
             with store.transaction(conn):
-                file_id = _write_file(conn, wing, root, item, known.get(item.rel), extractor, registry)
+                if step:
+                    file_id = _write_step(conn, wing, root, item, known.get(item.rel), extractor, registry, step)
+                else:
+                    file_id = _write_file(conn, wing, root, item, known.get(item.rel), extractor, registry)
         except Exception as exc:
+            failed.add(item.rel)
             _record_file(conn, wing, root, item.rel, "failed", f"could not store: {exc}", known.get(item.rel))
             done(FileOutcome(item.rel, "failed", f"could not store: {exc}"))
             continue
         fresh = [d for d in unembedded(conn, file_id) if d[0] not in submitted]
         submitted.update(d[0] for d in fresh)
         worker.submit(fresh)
-        done(FileOutcome(item.rel, "indexed", "", len(item.chunks), item.words))
+        if not step:
+            done(FileOutcome(item.rel, "indexed", "", len(item.chunks), item.words))
 
 
 def _bytes_hash(path: Path) -> str | None:
@@ -531,14 +548,17 @@ def _fact_date(note: Note, chunk: Chunk) -> DateInterval | None:
 
 
 def _run_nlp(extractor: Extractor, pending: list[_Pending], palace_owner: str | None = None, *,
-             cancel: threading.Event | None = None, on_progress=None) -> Iterator[tuple[_Pending, str]]:
+             cancel: threading.Event | None = None, on_progress=None) -> Iterator[tuple[_Pending, str, list[int]]]:
     """Run NER over the new drawers of every pending file; yield each file when complete.
 
-    Yields ``(item, "")`` on success, ``(item, reason)`` if spaCy failed on the file.
-    ``palace_owner``: who ``I`` is in notes that are not chat lines (``config.json``'s
-    ``owner``). Stops, yielding nothing more, once ``cancel`` is set (checked between
-    drawers); ``on_progress(path, read, total)`` reports a large note every
-    :data:`PROGRESS_EVERY` drawers.
+    Yields ``(item, "", [])`` on success, ``(item, reason, [])`` if spaCy failed on the
+    file, and for a note of more than :data:`LARGE_NOTE_DRAWERS` new drawers, before it
+    is complete, ``(item, "", step)`` each time another step of that many drawers was
+    read (``step``: their indexes into ``item.chunks``). ``palace_owner``: who ``I`` is
+    in notes that are not chat lines (``config.json``'s ``owner``). Stops, yielding
+    nothing more, once ``cancel`` is set (checked between drawers);
+    ``on_progress(path, read, total)`` reports a large note every :data:`PROGRESS_EVERY`
+    drawers.
     """
     def stream() -> Iterator[tuple[str, dt.date, Context]]:
         for item in pending:
@@ -551,13 +571,14 @@ def _run_nlp(extractor: Extractor, pending: list[_Pending], palace_owner: str | 
     order = [(item, index) for item in pending for index in item.new]
     if not order:  # nothing new to read: no spaCy at all
         for item in pending:
-            yield item, ""
+            yield item, "", []
         return
     results = extractor.extract_many(stream())
     position = 0
     for item in pending:
         total = len(item.new)
         report = on_progress if on_progress is not None and total > PROGRESS_EVERY else None
+        step: list[int] = []
         try:
             for read, _ in enumerate(item.new, 1):
                 if cancel is not None and cancel.is_set():
@@ -565,12 +586,16 @@ def _run_nlp(extractor: Extractor, pending: list[_Pending], palace_owner: str | 
                 owner, index = order[position]
                 owner.extractions[index] = next(results)
                 position += 1
+                step.append(index)
                 if report is not None and (read % PROGRESS_EVERY == 0 or read == total):
                     report(item.rel, read, total)
+                if total > LARGE_NOTE_DRAWERS and len(step) == LARGE_NOTE_DRAWERS and read < total:
+                    yield item, "", step
+                    step = []
         except StopIteration:
-            yield item, "NLP stopped early"
+            yield item, "NLP stopped early", []
             return
-        yield item, ""
+        yield item, "", []
 
 
 def _record_file(conn, wing, root, rel, status, reason, previous) -> None:
@@ -609,21 +634,71 @@ def _retime(conn, drawer_ids: list[str], registry: dict | None = None, groups: s
         apply_timelines(conn, [tuple(g) for g in groups], registry)
 
 
-def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor, registry: dict) -> int:
-    """Replace one file's drawers and graph material; inside the caller's transaction."""
+def _file_values(wing, root, item: _Pending, now: str, *, partial: bool = False) -> dict:
+    """The ``files`` row of a note; a note stored in part (:func:`_write_step`) gets the
+    hash :data:`PARTIAL` and size -1, so no later run takes it for unchanged."""
     note = item.note
-    now = recorded_now()
-    values = dict(
-        wing=wing, root=str(root), path=item.rel, room=item.room, size=note.size, mtime=note.mtime,
-        content_hash=note.content_hash, status="indexed", reason="", encoding=note.encoding,
-        title=note.title, doc_date=note.doc_date.isoformat(), doc_date_source=note.doc_date_source,
-        tags=json.dumps(list(note.tags)), aliases=json.dumps(list(note.aliases)), words=item.words,
-        mined_at=now,
+    read = len(item.stored)
+    return dict(
+        wing=wing, root=str(root), path=item.rel, room=item.room, size=-1 if partial else note.size,
+        mtime=note.mtime, content_hash=PARTIAL if partial else note.content_hash, status="indexed",
+        reason=f"stored in part: {read} of {len(item.new)} new drawers; the next run reads the rest" if partial else "",
+        encoding=note.encoding, title=note.title, doc_date=note.doc_date.isoformat(),
+        doc_date_source=note.doc_date_source, tags=json.dumps(list(note.tags)), aliases=json.dumps(list(note.aliases)),
+        words=item.words, mined_at=now,
     )
-    if previous is not None:
+
+
+def _save_note(conn, wing, root, item: _Pending, previous, registry: dict, now: str, *, partial: bool) -> int:
+    """Write the note's ``files`` row; the first time (not after a step), first forget the
+    previous version's drawers that are not kept."""
+    if item.file_id is None and previous is not None:
         _forget_drawers(conn, previous, reason="file changed: text no longer there", keep=item.keep,
                         registry=registry)
-    file_id = save_file(conn, values, previous["id"] if previous is not None else None)
+    previous_id = item.file_id if item.file_id is not None else previous["id"] if previous is not None else None
+    item.file_id = save_file(conn, _file_values(wing, root, item, now, partial=partial), previous_id)
+    return item.file_id
+
+
+def _write_drawer(conn, cache, wing, item: _Pending, index: int, file_id: int, ner_extractor: str, now: str,
+                  registry: dict) -> None:
+    """Insert one new drawer of ``item`` with its FTS row and the graph material its
+    extraction holds (dropped from memory once written)."""
+    note, chunk, did = item.note, item.chunks[index], item.drawer_ids[index]
+    when = _drawer_date(note, chunk)
+    insert_drawer(conn, drawer_id=did, file_id=file_id, chunk=chunk, text_hash=_sha(chunk.text),
+                  embed_hash=_sha(embed_input(note.title, chunk.heading_path, chunk.text)),
+                  date_start=when.start.isoformat(), date_end=when.end.isoformat(),
+                  date_granularity=when.granularity, title=note.title, path=item.rel)
+    extraction = item.extractions.pop(index, None)
+    if extraction is not None:
+        _write_graph(conn, cache, did, wing, item.rel, chunk.text, _fact_date(note, chunk), extraction,
+                     ner_extractor, now, registry)
+
+
+def _write_step(conn, wing, root, item: _Pending, previous, extractor: Extractor, registry: dict,
+                step: list[int]) -> int:
+    """Store one step of a large note — the new drawers ``step`` (indexes into its
+    chunks), their FTS rows, graph material and timelines — and mark the note stored in
+    part; inside the caller's transaction. A kill or a stop after it loses none of it:
+    the next run keeps these drawers, as it keeps any unchanged drawer, and reads only the
+    rest. Returns the file id."""
+    now = recorded_now()
+    item.stored.update(step)
+    file_id = _save_note(conn, wing, root, item, previous, registry, now, partial=True)
+    cache: dict = {}
+    for index in step:
+        _write_drawer(conn, cache, wing, item, index, file_id, extractor.ner_extractor, now, registry)
+    _retime(conn, [item.drawer_ids[i] for i in step], registry)
+    return file_id
+
+
+def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor, registry: dict) -> int:
+    """Replace one file's drawers and graph material (those of its steps already
+    stored, :func:`_write_step`, stay); inside the caller's transaction."""
+    note = item.note
+    now = recorded_now()
+    file_id = _save_note(conn, wing, root, item, previous, registry, now, partial=False)
     cache: dict = {}
     if note.aliases:
         concept = entity_id(conn, cache, note.title, "CONCEPT")
@@ -631,22 +706,14 @@ def _write_file(conn, wing, root, item: _Pending, previous, extractor: Extractor
             add_alias(conn, concept, alias, "front matter")
     ner_extractor = extractor.ner_extractor if item.new else ""
     for index, chunk in enumerate(item.chunks):
-        did = item.drawer_ids[index]
-        when = _drawer_date(note, chunk)
-        if did in item.keep:
-            renumber_drawer(conn, did, chunk)
+        if index in item.stored:
             continue
-        insert_drawer(conn, drawer_id=did, file_id=file_id, chunk=chunk, text_hash=_sha(chunk.text),
-                      embed_hash=_sha(embed_input(note.title, chunk.heading_path, chunk.text)),
-                      date_start=when.start.isoformat(), date_end=when.end.isoformat(),
-                      date_granularity=when.granularity, title=note.title, path=item.rel)
-        extraction = item.extractions.get(index)
-        if extraction is not None:
-            _write_graph(conn, cache, did, wing, item.rel, chunk.text, _fact_date(note, chunk), extraction,
-                         ner_extractor, now,
-                         registry)
+        if item.drawer_ids[index] in item.keep:
+            renumber_drawer(conn, item.drawer_ids[index], chunk)
+            continue
+        _write_drawer(conn, cache, wing, item, index, file_id, ner_extractor, now, registry)
     groups = _front_matter_facts(conn, cache, wing, item, extractor, registry, now)
-    _retime(conn, [item.drawer_ids[i] for i in item.new], registry, groups)
+    _retime(conn, [item.drawer_ids[i] for i in item.new if i not in item.stored], registry, groups)
     return file_id
 
 

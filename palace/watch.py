@@ -175,6 +175,34 @@ def _relevant(rel: str, *, editor_files: bool = False) -> bool:
     return editor_files or not is_editor_artifact(parts[-1])
 
 
+class _Yielding:
+    """The ``cancel`` of a watcher's mine step (the ``threading.Event`` methods mine and
+    its embedding worker use). It is set when the watcher stops, and also when a long
+    note has just committed a step of its drawers while other notes became due: the step
+    ends there, losing nothing, the due notes are mined next and the long note resumes
+    after them from its stored drawers. Yielding only right after a committed step
+    means a long note advances at least one step between two yields, however busy the
+    folder (no starvation)."""
+
+    def __init__(self, stop: threading.Event, should_yield) -> None:
+        self._stop = stop
+        self._should_yield = should_yield
+        self.yielded = False
+
+    def is_set(self) -> bool:
+        if self._stop.is_set():
+            return True
+        if not self.yielded and self._should_yield():
+            self.yielded = True
+        return self.yielded
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._stop.wait(timeout) or self.is_set()
+
+    def set(self) -> None:
+        self._stop.set()
+
+
 class _Queue:
     """Paths waiting to be mined, per root, coalesced: ``{root index: {rel: last event}}``,
     plus roots waiting for a whole scan. Filled by the observer thread, drained by the
@@ -225,6 +253,26 @@ class _Queue:
                 taken.pop(index, None)  # a whole scan covers them
                 self.paths.pop(index, None)
             return taken, scans
+
+    def has_due(self, quiet: float) -> bool:
+        """Whether a path or a scan has been quiet for ``quiet`` seconds (nothing is taken)."""
+        now = time.monotonic()
+        with self._lock:
+            return any(now - at >= quiet for p in self.paths.values() for at in p.values()) or any(
+                now - at >= quiet for at in self.scans.values())
+
+    def requeue(self, index: int, rels: set[str] | None) -> None:
+        """Put back, due at once, what a step yielded before finishing: ``rels`` of root
+        ``index``, or (None) its whole scan."""
+        with self._lock:
+            due = time.monotonic() - 3600.0
+            if rels is None:
+                self.scans[index] = min(self.scans.get(index, due), due)
+            else:
+                paths = self.paths.setdefault(index, {})
+                for rel in rels:
+                    paths[rel] = min(paths.get(rel, due), due)
+        self.arrived.set()
 
     def next_due_paths(self, quiet: float) -> float | None:
         """Seconds until the first queued path or scan is quiet long enough, or None."""
@@ -530,7 +578,12 @@ class Watcher:
 
     def _progress(self, path: str, read: int, total: int) -> None:
         """A long note's progress, shown in ``watch.json``'s ``mining`` (at most every few
-        seconds: the heartbeat thread writes the state too)."""
+        seconds: the heartbeat thread writes the state too). Also notes whether the note
+        has just committed a step (see :class:`_Yielding`)."""
+        from palace import mining
+
+        step = mining.LARGE_NOTE_DRAWERS
+        self._step_committed = total > step and read < total and read % step == 0
         label = f"{path} ({read}/{total} drawers)"
         self.state.mining = [label] + [m for m in self.state.mining if not m.startswith(f"{path} (") and m != path]
         now = time.monotonic()
@@ -548,8 +601,10 @@ class Watcher:
             return False
         self.state.mining = sorted(paths)[:20] if paths else [f"{state.wing}/ (whole folder)"]
         self._write_state()
+        self._step_committed = False
+        cancel = _Yielding(self._stop, lambda: self._step_committed and self.queue.has_due(self.debounce))
         try:
-            report = palace.mine(root, wing=state.wing, paths=paths, verify=verify, cancel=self._stop,
+            report = palace.mine(root, wing=state.wing, paths=paths, verify=verify, cancel=cancel,
                                  on_progress=self._progress)
         except UsageError as exc:  # e.g. the wing belongs to another folder: retrying cannot help
             state.state, state.reason = "refused", exc.message
@@ -562,6 +617,10 @@ class Watcher:
         finally:
             self.state.mining = []
         self._backoff.pop(index, None)
+        if cancel.yielded and not self._stop.is_set():  # a long note gave way: the rest goes back in the queue
+            finished = {o.path for o in report.outcomes}
+            self.queue.requeue(index, None if paths is None else {p for p in paths if p not in finished})
+            log.info("a long note gave way to notes saved meanwhile; it resumes after them")
         if state.reason and state.observer == "native" or state.state == "missing":
             state.reason = ""
         changed = [o for o in report.outcomes if o.status != "unchanged"]

@@ -274,14 +274,71 @@ def test_a_long_note_is_read_last_with_its_progress_and_a_stop_does_not_wait_for
         total = progress[0][2]
         assert total > 8 and progress[:2] == [("a-long.md", 4, total), ("a-long.md", 8, total)]
         assert [o.path for o in report.outcomes if o.status == "indexed"] == ["b.md", "c.md"]  # small notes first
-        assert palace.conn.execute("SELECT count(*) FROM files WHERE path = 'a-long.md' AND status = 'indexed'"
-                                   ).fetchone()[0] == 0  # left as it was, for the next run
+        # its first step of 5 drawers was committed before the stop; the 3 read after it were not
+        assert palace.conn.execute("SELECT count(*) FROM drawers d JOIN files f ON f.id = d.file_id"
+                                   " WHERE f.path = 'a-long.md'").fetchone()[0] == 5
+        assert palace.conn.execute("SELECT reason FROM files WHERE path = 'a-long.md'").fetchone()[0] == (
+            f"stored in part: 5 of {total} new drawers; the next run reads the rest")
         progress.clear()
         again = palace.mine(notes, on_progress=lambda *a: progress.append(a))
         assert [o.path for o in again.outcomes if o.status == "indexed"] == ["a-long.md"]
-        assert progress[-1] == ("a-long.md", total, total)
+        assert progress[-1] == ("a-long.md", total - 5, total - 5)  # only what the stop left unread
         assert palace.conn.execute("SELECT count(*) FROM drawers d JOIN files f ON f.id = d.file_id"
                                    " WHERE f.path = 'a-long.md'").fetchone()[0] == total
+        assert palace.conn.execute("SELECT reason FROM files WHERE path = 'a-long.md'").fetchone()[0] == ""
+
+
+def _graph(palace) -> list[tuple]:
+    """Every fact with both times and its citation, and every drawer: what a user sees."""
+    facts = palace.conn.execute(
+        "SELECT s.name, f.predicate, coalesce(o.name, f.object_value), f.valid_from, f.valid_to,"
+        " f.invalidated_at IS NULL, f.superseded_by IS NULL, d.line_start"
+        " FROM facts f JOIN entities s ON s.id = f.subject_id LEFT JOIN entities o ON o.id = f.object_id"
+        " JOIN drawers d ON d.id = f.drawer_id ORDER BY 1, 2, 3, 4, 8").fetchall()
+    drawers = palace.conn.execute("SELECT id, line_start, line_end, text FROM drawers ORDER BY line_start").fetchall()
+    return [tuple(r) for r in facts] + [tuple(r) for r in drawers]
+
+
+def test_a_long_note_stored_in_steps_and_killed_holds_what_one_pass_holds(tmp_path, monkeypatch):
+    from palace import mining
+
+    monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 4)  # steps of 4 drawers
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    people = ["Alice Chen", "Bob Okafor", "Priya Raman", "Helen Marsh", "Omar Haddad", "Lena Fischer"]
+    filler = " ".join(f"The harbor crew logged crate {n} at dock seven before noon." for n in range(30))
+    (notes / "2024-03-01-log.md").write_text("\n\n".join(
+        f"## Week {i}\n\n{people[i % 6]} joined Acme Robotics on {i + 1} March 2024."
+        f" {people[(i + 1) % 6]} reports to {people[(i + 2) % 6]}. {filler}" for i in range(14)))
+    with Palace.open(tmp_path / "one-pass") as palace:
+        monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 1000)
+        palace.mine(notes)
+        expected = _graph(palace)
+        total = palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
+        assert total > 12  # more than three steps
+    monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 4)
+    import threading
+
+    cancel = threading.Event()
+    with Palace.open(tmp_path / "steps") as palace:
+        calls = []
+        original = mining._write_step
+
+        def killed_after_two_steps(*args, **kwargs):  # the third step never commits
+            calls.append(1)
+            if len(calls) == 3:
+                cancel.set()
+                raise KeyboardInterrupt
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(mining, "_write_step", killed_after_two_steps)
+        with pytest.raises(KeyboardInterrupt):
+            palace.mine(notes, cancel=cancel)
+        monkeypatch.setattr(mining, "_write_step", original)
+        assert palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0] == 8  # two steps of 4
+        report = palace.mine(notes)
+        assert report.new_drawers == total - 8  # the two stored steps are not read again
+        assert _graph(palace) == expected
 
 
 def test_a_thread_never_sees_another_threads_open_transaction(tmp_path):

@@ -438,3 +438,36 @@ def test_a_stale_heartbeat_is_reported_degraded(tmp_path):
         assert data["state"]["health"] == "degraded" and data["state"]["heartbeat_age_s"] >= 600
     finally:
         lock.release()
+
+
+def test_a_long_note_gives_way_to_notes_saved_while_it_is_read(tmp_path, notes, outcomes, monkeypatch):
+    from palace import mining
+
+    monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 10)  # steps of 10 drawers, scaled down to a test
+    monkeypatch.setattr(mining, "PROGRESS_EVERY", 5)
+    w = Watcher(tmp_path / "palace", [notes], debounce=0.2)
+    w.start()
+    try:
+        assert w.wait_ready(120)
+        reported = w._progress
+
+        def save_beside(path, read, total):  # while the long note is read, a small note is saved
+            reported(path, read, total)
+            if read == 5 and not (notes / "small.md").exists():
+                (notes / "small.md").write_text("# Sync\n\nPriya Raman joined the Harbor team.\n")
+
+        w._progress = save_beside
+        filler = " ".join(f"The harbor crew logged crate {n} at dock seven before noon." for n in range(30))
+        (notes / "long.md").write_text("\n\n".join(f"## Part {i}\n\n{filler}" for i in range(60)))
+        assert wait_for(lambda: any(line == "indexed long.md" for line in outcomes()), timeout=300)
+        assert w.wait_idle(60)
+        lines = [line for line in outcomes() if line.startswith("indexed ")]
+        assert lines.index("indexed small.md") < lines.index("indexed long.md")  # it did not wait for the long one
+        assert any("gave way" in line for line in outcomes())
+        with Palace.open(tmp_path / "palace", create=False) as palace:
+            row = palace.conn.execute("SELECT id, reason FROM files WHERE path = 'long.md'").fetchone()
+            count = palace.conn.execute("SELECT count(*) FROM drawers WHERE file_id = ?", (row["id"],)).fetchone()[0]
+        assert row["reason"] == "" and count > 60  # complete: every part, each drawer once
+        assert len(set(drawers(tmp_path / "palace")["long.md"])) <= count
+    finally:
+        w.stop()
