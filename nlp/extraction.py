@@ -268,11 +268,12 @@ class Extractor:
     """
 
     def __init__(self, nlp: "Language | None" = None, batch_size: int = 128,
-                 rules: RelationRules | None = None, trace: bool = False) -> None:
+                 rules: RelationRules | None = None, trace: bool = False, processes: int = 1) -> None:
         self._nlp = nlp
         self.batch_size = batch_size
         self._rules = rules
         self.trace = trace
+        self.processes = max(1, processes)
         self.sentences_parsed = 0
         self.sentences_seen = 0
 
@@ -297,7 +298,11 @@ class Extractor:
 
     def extract_many(self, items: Iterable[tuple]) -> Iterator[Extraction]:
         """Yield one :class:`Extraction` per ``(drawer_text, document_date)`` or
-        ``(drawer_text, document_date, Context)``, in order."""
+        ``(drawer_text, document_date, Context)``, in order. With ``processes`` > 1 the
+        batches are read by that many worker processes (:meth:`_extract_in_processes`)."""
+        if self.processes > 1 and not self.trace:
+            yield from self._extract_in_processes(items)
+            return
         from palace.nlp.pipeline import PARSE, add_value_ruler
 
         nlp = self.nlp
@@ -321,6 +326,43 @@ class Extractor:
                 batch = []
         if batch:
             yield from self._with_relations(batch, can_parse)
+
+    def _extract_in_processes(self, items: Iterable[tuple]) -> Iterator[Extraction]:
+        """The same extractions, in order, read by ``processes`` worker processes, each
+        with its own pipeline (spaCy's Language is not shared across processes) and its
+        batches inside a ``memory_zone``. Memory stays bounded: at most two batches per
+        worker are in flight, whatever the length of ``items``. Workers are spawned, not
+        forked (the caller runs onnxruntime and SQLite threads), so they start in about
+        the time of loading the pipeline; closing the iterator early cancels the batches
+        not yet started."""
+        import multiprocessing
+        from collections import deque
+        from concurrent.futures import ProcessPoolExecutor
+        from itertools import islice
+
+        source = iter(items)
+        pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_start_worker, initargs=(self._rules, self.batch_size))
+        window: deque = deque()
+
+        def submit() -> bool:
+            batch = list(islice(source, self.batch_size))
+            if batch:
+                window.append(pool.submit(_extract_batch, batch))
+            return bool(batch)
+
+        try:
+            for _ in range(2 * self.processes):
+                if not submit():
+                    break
+            while window:
+                extractions, seen, parsed = window.popleft().result()
+                submit()
+                self.sentences_seen += seen
+                self.sentences_parsed += parsed
+                yield from extractions
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def _with_relations(self, batch: list, can_parse: bool) -> Iterator[Extraction]:
         """Parse the sentences of ``batch`` that may hold a relation; read them, and the
@@ -556,3 +598,26 @@ def email_aliases(text: str, entities: Iterable[EntityMention]) -> list[tuple[in
             if found:
                 out.append((index, found.group(1)))
     return out
+
+
+_WORKER: Extractor | None = None
+
+
+def _start_worker(rules: RelationRules | None, batch_size: int) -> None:
+    """Initializer of an extraction worker process: its own :class:`Extractor`."""
+    from palace.nlp.pipeline import add_value_ruler
+
+    global _WORKER
+    _WORKER = Extractor(rules=rules, batch_size=batch_size)
+    if rules is not None:  # before any memory zone: the component and its label are for good
+        add_value_ruler(_WORKER.nlp, rules)
+
+
+def _extract_batch(items: list[tuple]) -> tuple[list[Extraction], int, int]:
+    """Read one batch in a worker: its extractions (plain data, pickled back) and the
+    sentences seen and parsed."""
+    assert _WORKER is not None
+    seen, parsed = _WORKER.sentences_seen, _WORKER.sentences_parsed
+    with _WORKER.nlp.memory_zone():  # the worker lives as long as the mine: its strings must not pile up
+        found = list(_WORKER.extract_many(items))
+    return found, _WORKER.sentences_seen - seen, _WORKER.sentences_parsed - parsed

@@ -27,6 +27,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -54,7 +55,7 @@ from palace.db.graph import (
     invalidate_facts,
 )
 from palace.discovery import PathFilter, decide_paths, walk
-from palace.errors import UsageError
+from palace.errors import ConfigError, UsageError
 from palace.indexing import (
     PREFIX_TOKENS,
     EmbedWorker,
@@ -137,6 +138,54 @@ LARGE_NOTE_DRAWERS = 200
 PARTIAL = "partial"
 #: a note's progress is reported every this many drawers
 PROGRESS_EVERY = 50
+
+
+#: fewer new drawers than this are read in this process: a worker process starts in about
+#: the time this process reads a few hundred drawers
+PARALLEL_MIN_DRAWERS = 2000
+#: what one extraction worker holds (its spaCy pipeline and two batches), in MB, measured
+#: as the peak RSS of a worker on the Rust minutes; workers are capped by free memory
+WORKER_MB = 400
+
+
+def nlp_processes(drawers: int, palace_dir: Path) -> int:
+    """How many processes read the NLP of a run with ``drawers`` new drawers.
+
+    ``$PALACE_NLP_PROCESSES`` or ``config.json``'s ``"nlp_processes"`` when set (raises
+    :class:`ConfigError` unless a whole number ≥ 1). Otherwise 1 — this process — on a
+    machine with two cores or fewer (spaCy and the embedding thread already keep one
+    core each) or for fewer than :data:`PARALLEL_MIN_DRAWERS` drawers; else one per core
+    but the embedder's, no more than the free memory holds at :data:`WORKER_MB` each."""
+    raw = os.environ.get("PALACE_NLP_PROCESSES") or read_config(palace_dir).get("nlp_processes")
+    if raw is not None:
+        try:
+            wanted = int(raw)
+            if wanted < 1 or isinstance(raw, bool):
+                raise ValueError
+        except (TypeError, ValueError):
+            raise ConfigError(f"nlp_processes must be a whole number ≥ 1, not {raw!r}",
+                              hint="set it in config.json or $PALACE_NLP_PROCESSES, e.g. 4") from None
+        return wanted
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if cores <= 2 or drawers < PARALLEL_MIN_DRAWERS:
+        return 1
+    return max(1, min(cores - 1, _available_mb() // WORKER_MB))
+
+
+def _available_mb() -> int:
+    """Memory the system can give without swapping, in MB (``MemAvailable``; where there
+    is no ``/proc/meminfo``, the free pages)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2**20
+    except (ValueError, OSError):
+        return WORKER_MB
 
 
 @dataclass
@@ -338,7 +387,9 @@ def mine(
     submitted = {item[0] for item in leftovers}
     worker.submit(leftovers)
     try:
-        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(palace.path)))
+        processes = nlp_processes(sum(len(item.new) for item in pending), palace.path)
+        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(palace.path)),
+                              processes=processes)
         # spaCy's string store keeps every new token; a memory zone frees those of this
         # run once it ends (the watcher mines for days; nothing of a Doc outlives the loop)
         zone = extractor.nlp.memory_zone() if pending else contextlib.nullcontext()

@@ -290,15 +290,15 @@ def ask(
                 notes.append(f"{hidden} superseded fact{'' if hidden == 1 else 's'} hidden; --history shows them")
 
     embedding = palace.embedder.embed([question])[0] if weights.get("vector") else None
-    if embedding is not None and palace.vectors.count() == 0:
-        notes.append("the vector store is empty though drawers are stored: answering from BM25 and the graph;"
-                     " `palace mine` embeds the drawers again")
     lists = [
         RankedList("bm25", weights.get("bm25", 0.0), retrievers.bm25(conn, plan.terms, allowed)),
         RankedList("vector", weights.get("vector", 0.0), () if embedding is None else retrievers.vector(
             palace, question, allowed, _chroma_where(wing, room, plan.window if window_mode == "filter" else None),
             embedding)),
     ]
+    if embedding is not None and not lists[1].items and palace.vectors.count() == 0:  # counted only then
+        notes.append("the vector store is empty though drawers are stored: answering from BM25 and the graph;"
+                     " `palace mine` embeds the drawers again")
     inside: list[RankedList] = []  # a window that ranks: BM25 and vectors again, inside it
     if tiers and window_mode == "boost" and weights.get("date"):
         scope = {r for r, t in tiers.items() if t >= 2} or set(tiers)

@@ -165,13 +165,10 @@ class _ChromaStore:
         """Nearest drawers to ``vector``: ``[(drawer_id, cosine_distance)]``, best first."""
         if self.lost():  # a read never creates the store: status and doctor still see it lost
             return []
-        with self.locked():
-            count = self.collection.count()
-            if count == 0:
-                return []
+        with self.locked():  # Chroma (≥ 1.0) returns fewer than k, or none, when it holds fewer
             result = self.collection.query(
                 query_embeddings=vector.reshape(1, -1),
-                n_results=min(k, count),
+                n_results=k,
                 where=where or None,
                 include=["distances"],
             )

@@ -1,0 +1,73 @@
+"""NLP in several processes: the same extractions as one process, and how many
+processes a run gets."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from palace import mining
+from palace.errors import ConfigError
+from palace.nlp.extraction import Extractor
+from palace.nlp.rules import RelationRules
+from palace.nlp.sentence import Context
+from palace.temporal import default_registry, load_values
+
+TEXTS = [
+    "Alice Chen joined Acme Robotics in March 2024 as staff engineer.",
+    "Bob Okafor reports to Helen Marsh since 3 September 2024.",
+    "Priya Raman left Northwind Labs last Friday.",
+    "We will probably move the Harbor budget to Q3.",
+    "Mara: I now lead the platform team.",
+] * 60  # 300 drawers: three batches, interleaved between the workers
+
+
+@pytest.mark.slow
+def test_worker_processes_read_exactly_what_one_process_reads():
+    rules = RelationRules.from_registry(default_registry(), load_values(None))
+    items = [(text, dt.date(2024, 10, 1), Context(title="Weekly sync", owner="Mara")) for text in TEXTS]
+    here = list(Extractor(rules=rules, batch_size=64).extract_many(items))
+    spread = Extractor(rules=rules, batch_size=64, processes=2)
+    there = list(spread.extract_many(items))
+    assert there == here
+    assert sum(len(e.relations) for e in there) >= 4 * 60  # the facts are there, not only the names
+    assert spread.sentences_seen == len(TEXTS)
+
+
+def test_a_run_gets_one_process_unless_the_machine_has_cores_to_spare(monkeypatch, tmp_path):
+    monkeypatch.delenv("PALACE_NLP_PROCESSES", raising=False)
+    monkeypatch.setattr(mining.os, "sched_getaffinity", lambda pid: {0, 1})
+    assert mining.nlp_processes(100_000, tmp_path) == 1  # two cores: spaCy and the embedder have one each
+    monkeypatch.setattr(mining.os, "sched_getaffinity", lambda pid: set(range(8)))
+    monkeypatch.setattr(mining, "_available_mb", lambda: 64_000)
+    assert mining.nlp_processes(100, tmp_path) == 1  # a watcher's save: no worker is worth starting
+    assert mining.nlp_processes(100_000, tmp_path) == 7  # every core but the embedder's
+    monkeypatch.setattr(mining, "_available_mb", lambda: 1_300)
+    assert mining.nlp_processes(100_000, tmp_path) == 3  # as many as the free memory holds
+    (tmp_path / "config.json").write_text('{"nlp_processes": 2}')
+    assert mining.nlp_processes(100, tmp_path) == 2
+    monkeypatch.setenv("PALACE_NLP_PROCESSES", "4")
+    assert mining.nlp_processes(100, tmp_path) == 4
+    monkeypatch.setenv("PALACE_NLP_PROCESSES", "many")
+    with pytest.raises(ConfigError):
+        mining.nlp_processes(100, tmp_path)
+
+
+@pytest.mark.slow
+def test_a_mine_with_worker_processes_holds_what_a_mine_without_holds(mined_sample, sample_copy, tmp_path,
+                                                                        monkeypatch):
+    from palace.core import Palace
+
+    def graph(palace):
+        return palace.conn.execute(
+            "SELECT s.name, f.predicate, coalesce(o.name, f.object_value), f.valid_from, f.valid_to, f.drawer_id,"
+            " f.superseded_by IS NULL FROM facts f JOIN entities s ON s.id = f.subject_id"
+            " LEFT JOIN entities o ON o.id = f.object_id ORDER BY 1, 2, 3, 4, 6").fetchall()
+
+    monkeypatch.setenv("PALACE_NLP_PROCESSES", "2")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(sample_copy, wing="sample")
+        spread = [tuple(r) for r in graph(palace)]
+    with Palace.open(mined_sample[0], create=False) as palace:
+        assert spread == [tuple(r) for r in graph(palace)] and len(spread) > 100
