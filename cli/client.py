@@ -3,7 +3,7 @@ has the models and the vector index open, and print what it printed.
 
 A watcher (``palace watch``, ``palace daemon``) and ``palace serve`` listen on
 ``palace.sock`` inside the palace folder (owner-only; see :mod:`palace.cli.serve`). A
-cold ``palace ask|status|facts|history|entity|changes`` looks for that socket first,
+cold ``palace ask|status|facts|history|entity|changes|card`` looks for that socket first,
 sends its arguments, and prints the served stdout and stderr with the served exit code:
 the same text and the same JSON as when run here, without importing chromadb, ONNX or
 typer. When there is no server, or it refuses (another palace, another ``palace``
@@ -28,7 +28,7 @@ SOCKET_FILE = "palace.sock"
 #: Bumped when the request or reply changes shape.
 PROTOCOL = 1
 #: Commands a server may answer: they only read.
-SERVED = frozenset({"ask", "status", "facts", "history", "entity", "changes"})
+SERVED = frozenset({"ask", "status", "facts", "history", "entity", "changes", "card"})
 #: Longest path an AF_UNIX socket can be bound or reached at on Linux (sun_path less its NUL).
 MAX_SOCKET_PATH = 107
 #: Seconds to wait for a connection, and for the whole answer, before running here.

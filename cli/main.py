@@ -25,6 +25,7 @@ def _load_app():
     from palace.cli import entity as _entity  # noqa: F401
     from palace.cli import extract as _extract  # noqa: F401
     from palace.cli import facts as _facts  # noqa: F401
+    from palace.cli import mcp_server as _mcp_server  # noqa: F401
     from palace.cli import mine as _mine  # noqa: F401
     from palace.cli import serve as _serve  # noqa: F401
     from palace.cli import status as _status  # noqa: F401

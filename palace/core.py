@@ -216,21 +216,24 @@ class Palace:
 
     def facts(self, *, about: str | None = None, predicate: str | None = None, as_of: "dt.date | None" = None,
               known_at: str | None = None, limit: int = 500, typed_only: bool = True,
-              now: "dt.date | None" = None) -> "FactsResult":
+              now: "dt.date | None" = None, wing: str | None = None) -> "FactsResult":
         """The facts that hold ``now`` (default today), or those valid ``as_of`` a day, or
-        those the palace held ``known_at`` a moment; see :func:`palace.facts.facts`."""
+        those the palace held ``known_at`` a moment (in ``wing`` when given); see
+        :func:`palace.facts.facts`."""
         from palace.facts import facts
 
         return facts(self, about=about, predicate=predicate, as_of=as_of, known_at=known_at, limit=limit,
-                     typed_only=typed_only, now=now)
+                     typed_only=typed_only, now=now, wing=wing)
 
     def history(self, name: str, *, predicate: str | None = None, limit: int = 500,
-                typed_only: bool = True) -> "FactsResult":
-        """Every fact about ``name``, superseded, ended and invalidated ones included, in
-        valid-time order. Raises :class:`UsageError` for an unknown name."""
+                typed_only: bool = True, wing: str | None = None) -> "FactsResult":
+        """Every fact about ``name`` (in ``wing`` when given), superseded, ended and
+        invalidated ones included, in valid-time order. Raises :class:`UsageError` for an
+        unknown name."""
         from palace.facts import facts
 
-        return facts(self, about=name, predicate=predicate, history=True, limit=limit, typed_only=typed_only)
+        return facts(self, about=name, predicate=predicate, history=True, limit=limit, typed_only=typed_only,
+                     wing=wing)
 
     def changes(self, start: "dt.date | None" = None, end: "dt.date | None" = None, *, about: str | None = None,
                 wing: str | None = None, room: str | None = None) -> "ChangeSet":

@@ -46,6 +46,7 @@ def facts(
     limit: int = 500,
     now: dt.date | None = None,
     typed_only: bool = False,
+    wing: str | None = None,
 ) -> FactsResult:
     """Facts about ``about`` (a name or alias; subject or object) with ``predicate``.
 
@@ -54,7 +55,7 @@ def facts(
     what the palace held then, retracted facts included; without it only facts not
     invalidated count. ``history=True`` keeps superseded, ended and invalidated facts
     too. ``typed_only`` leaves out ``mentioned_with`` (two names in one sentence: a
-    co-occurrence, not a statement). Ordered by valid time, then recorded time. Raises
+    co-occurrence, not a statement); ``wing`` keeps the facts read in that wing. Ordered by valid time, then recorded time. Raises
     :class:`palace.errors.UsageError` for an unknown name.
     """
     ids: tuple[int, ...] = ()
@@ -68,7 +69,7 @@ def facts(
                 raise
     wanted = FactFilter(
         entity_ids=ids, value=value, predicate=predicate, typed_only=typed_only and not predicate,
-        valid_on=as_of, known_at=known_at,
+        valid_on=as_of, known_at=known_at, wing=wing,
         live=bool(as_of) and not history and not known_at,
         unsuperseded=not history and not as_of and bool(known_at),
         holds_on=(now or dt.date.today()) if not history and not as_of and not known_at else None,

@@ -249,18 +249,21 @@ def _ended(row, registry: dict) -> bool:
     return row["valid_to"] is not None and row["valid_to"] <= dt.date.today().isoformat()
 
 
-def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, limit: int = 500) -> tuple[FactView, ...]:
+def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, limit: int = 500,
+               newest_first: bool = False) -> tuple[FactView, ...]:
     """The facts ``wanted`` selects, as :class:`FactView`, ordered by valid time, then
-    recorded time, at most ``limit``. ``registry`` (``{name: Predicate}``) says which
-    predicates are events and which take one value (for ``conflicts_with``)."""
+    recorded time (``newest_first``: the latest recorded first), at most ``limit``.
+    ``registry`` (``{name: Predicate}``) says which predicates are events and which take
+    one value (for ``conflicts_with``)."""
     where, params = wanted.where(registry)
+    order = "f.recorded_at DESC, f.id DESC" if newest_first else "f.valid_from, f.recorded_at, f.id"
     rows = conn.execute(
         "SELECT f.*, s.name AS subject_name, coalesce(o.name, f.object_value) AS object_name,"
         " d.line_start + length(substr(d.text, 1, f.char_start)) - length(replace(substr(d.text, 1, f.char_start),"
         " char(10), '')) AS line FROM facts f"
         " JOIN entities s ON s.id = f.subject_id LEFT JOIN entities o ON o.id = f.object_id"
         " LEFT JOIN drawers d ON d.id = f.drawer_id"
-        f" WHERE {where} ORDER BY f.valid_from, f.recorded_at, f.id LIMIT ?",
+        f" WHERE {where} ORDER BY {order} LIMIT ?",
         (*params, limit),
     ).fetchall()
     conflicts: dict[int, tuple[int, ...]] = {}

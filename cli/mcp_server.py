@@ -1,0 +1,213 @@
+"""``palace mcp``: a Model Context Protocol server over stdio, and ``palace card``.
+
+One warm process (the model loaded once, the vector store opened once) answers an
+agent's tool calls with what the commands print as JSON (:func:`palace.results.to_data`):
+
+=================  ============================================================
+``ask``            the same result as ``palace ask --json``
+``search_nodes``   entities whose names hold the query's words, scored, with their
+                   current relations (:func:`palace.cards.search_entities`)
+``open_nodes``     the profile cards of named entities (``palace entity --json``)
+``facts``          current facts, or those valid ``as_of`` a day, or held ``known_at``
+``history``        every fact about a name, superseded and ended ones included
+``changes``        what began, ended or was superseded in a valid-time window
+``profile_card``   the text block of :func:`palace.cards.profile_card`, for a prompt
+=================  ============================================================
+
+Built on the official ``mcp`` Python SDK (``MCPServer``). ``--wing W`` limits every
+tool to one wing; a wing marked ``"private": true`` under ``"wings"`` in
+``config.json`` is never served unless named with ``--wing``. The server only reads:
+tools that write (remember, relate, retract) come with user facts and review.
+Nothing is printed on stdout but the protocol; logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from palace.cli.app import PalaceOption, app, console, guarded, parse_day
+from palace.errors import PalaceError, UsageError
+
+
+def private_wings(palace_dir: Path) -> set[str]:
+    """The wings ``config.json`` marks private: ``{"wings": {"diary": {"private": true}}}``."""
+    from palace.config import read_config
+
+    wings = read_config(palace_dir).get("wings") or {}
+    if not isinstance(wings, dict):
+        from palace.errors import ConfigError
+
+        raise ConfigError('"wings" in config.json must be an object', hint='{"wings": {"diary": {"private": true}}}')
+    return {name for name, spec in wings.items() if isinstance(spec, dict) and spec.get("private") is True}
+
+
+def build_server(palace, *, wing: str | None = None):
+    """The ``MCPServer`` of ``palace`` (an open handle), its tools limited to ``wing``
+    when given. Raises :class:`UsageError` when the palace has private wings and no
+    ``wing`` names what to serve."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from palace.cards import profile_card, search_entities
+    from palace.results import to_data
+
+    private = private_wings(palace.path)
+    if private and wing is None:
+        raise UsageError(f"wing{'s' if len(private) > 1 else ''} {', '.join(sorted(private))} "
+                         f"{'are' if len(private) > 1 else 'is'} private and never served unless named",
+                         hint="serve one wing: palace mcp --wing NAME")
+    if wing is not None:
+        known = {r[0] for r in palace.conn.execute("SELECT DISTINCT wing FROM files")}
+        if wing not in known:
+            raise UsageError(f"no wing {wing!r} in this palace", hint=f"wings: {', '.join(sorted(known))}")
+    server = MCPServer("palace", instructions=(
+        "palace holds the user's notes as drawers and a temporal knowledge graph. Use `ask` for questions "
+        "(cited drawers and a direct answer), `search_nodes` and `open_nodes` for people, organisations and "
+        "projects, `facts`/`history`/`changes` for what holds, held and changed (valid time), and "
+        "`profile_card` for a short summary to keep in mind. Cite the path:line given."))
+
+    def day(value: str | None, name: str, *, end: bool = False) -> dt.date | None:
+        try:
+            return parse_day(value, name, end=end) if value else None
+        except PalaceError as exc:
+            raise ToolError(_said(exc)) from None
+
+    def call(fn, *args, **kwargs) -> Any:
+        try:
+            return to_data(fn(*args, **kwargs))
+        except PalaceError as exc:  # the agent reads what a person would: the error and its hint
+            raise ToolError(_said(exc)) from None
+
+    @server.tool()
+    def ask(question: str, top_k: int = 10, now: Optional[str] = None, since: Optional[str] = None,
+            until: Optional[str] = None, history: bool = False) -> dict[str, Any]:
+        """Answer a question from the notes: a plan, a direct answer from the graph where
+        there is one, and the drawers that support it, each cited by path and lines. `now`
+        (YYYY-MM-DD) anchors relative dates; `since`/`until` bound the drawers' dates."""
+        return call(palace.ask, question, top_k=max(1, min(top_k, 200)), wing=wing, now=day(now, "now"),
+                    since=day(since, "since"), until=day(until, "until", end=True), history=history)
+
+    @server.tool()
+    def search_nodes(query: str, limit: int = 10) -> list[dict[str, Any]]:
+        """Find entities (people, organisations, projects…) whose names or aliases hold the
+        query's words; each with a score in [0, 1], its aliases and current relations."""
+        return call(search_entities, palace, query, limit=max(1, min(limit, 50)), wing=wing)
+
+    @server.tool()
+    def open_nodes(names: List[str]) -> list[dict[str, Any]]:
+        """The profile cards of these entities: types, aliases, current facts with
+        citations, first and last seen, related entities, latest mentions."""
+        cards = []
+        for name in names[:20]:
+            if wing is not None and not call(_mentioned_in, palace, name, wing):
+                raise ToolError(f"no entity named {name!r} in wing {wing!r}")
+            cards.append(call(palace.entity, name))
+        return cards
+
+    @server.tool()
+    def facts(about: Optional[str] = None, predicate: Optional[str] = None, as_of: Optional[str] = None,
+              known_at: Optional[str] = None, limit: int = 100) -> dict[str, Any]:
+        """Typed facts, each with its valid time, recorded time and citation: those that
+        hold today, or those valid on `as_of` (YYYY-MM-DD), or those the palace held at
+        `known_at` (an ISO day or moment). `about` is a name or alias."""
+        return call(palace.facts, about=about, predicate=predicate, as_of=day(as_of, "as_of"), known_at=known_at,
+                    limit=max(1, min(limit, 500)), wing=wing)
+
+    @server.tool()
+    def history(name: str, predicate: Optional[str] = None) -> dict[str, Any]:
+        """Every fact about a name in valid-time order, superseded, ended and retracted
+        ones included, each with its state."""
+        return call(palace.history, name, predicate=predicate, wing=wing)
+
+    @server.tool()
+    def changes(since: Optional[str] = None, until: Optional[str] = None,
+                about: Optional[str] = None) -> dict[str, Any]:
+        """Facts that began, ended or were superseded between `since` and `until`
+        (YYYY-MM-DD, either may be open), grouped by entity; with neither, what the
+        latest mining changed."""
+        start = day(since, "since")
+        end = day(until, "until", end=True)
+        return call(palace.changes, start, end + dt.timedelta(days=1) if end else None, about=about, wing=wing)
+
+    @server.tool()
+    def profile_card(names: Optional[List[str]] = None, entities: int = 8, facts: int = 5) -> str:
+        """A short text block of what the notes currently hold about the named entities,
+        or about those most recently updated: at most `entities` entities × `facts`
+        facts, each with its valid time and source. Made to be kept in a system prompt."""
+        try:
+            return _card(palace, tuple(names or ()), entities, facts, wing).text
+        except PalaceError as exc:
+            raise ToolError(_said(exc)) from None
+
+    return server
+
+
+def _card(palace, names, entities: int, facts: int, wing: str | None):
+    from palace.cards import profile_card
+
+    return profile_card(palace, names, entities=max(1, min(entities, 50)), facts=max(1, min(facts, 20)), wing=wing)
+
+
+def _mentioned_in(palace, name: str, wing: str) -> bool:
+    """Whether the entity ``name`` is mentioned in ``wing`` (:class:`UsageError` when unknown)."""
+    from palace.db.entities import find_entities
+
+    ids = [r["id"] for r in find_entities(palace.conn, name)]
+    return palace.conn.execute(
+        f"SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
+        f" WHERE m.entity_id IN ({','.join('?' * len(ids))}) AND f.wing = ? LIMIT 1", (*ids, wing)).fetchone() is not None
+
+
+def _said(exc: PalaceError) -> str:
+    return exc.message + (f" (hint: {exc.hint})" if exc.hint else "")
+
+
+@app.command("mcp")
+@guarded
+def mcp_command(
+    palace_dir: Optional[Path] = PalaceOption,
+    wing: Optional[str] = typer.Option(None, "--wing", help="Serve only this wing (private wings need it)."),
+) -> None:
+    """Serve the palace to an agent over the Model Context Protocol (stdio): ask,
+    search_nodes, open_nodes, facts, history, changes and profile_card, from one warm
+    process. Register `palace mcp --palace DIR` as a stdio server in the MCP client."""
+    import logging
+
+    from palace.core import Palace
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)  # stdout carries the protocol only
+    with Palace.open(palace_dir, create=False) as palace:
+        server = build_server(palace, wing=wing)
+        try:  # load the model and the vector index before the first call
+            palace.ask("what changed", top_k=1, wing=wing)
+        except PalaceError:
+            pass
+        server.run("stdio")
+
+
+@app.command()
+@guarded
+def card(
+    names: Optional[List[str]] = typer.Argument(None, help="Names or aliases (default: the most recently updated)."),
+    entities: int = typer.Option(8, "--entities", min=1, max=50, help="How many entities at most."),
+    facts: int = typer.Option(5, "--facts", min=1, max=20, help="How many current facts per entity at most."),
+    wing: Optional[str] = typer.Option(None, "--wing", help="Only facts read in this wing."),
+    palace_dir: Optional[Path] = PalaceOption,
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+) -> None:
+    """Print a profile card: what the notes currently hold about a few entities, as a
+    short text block for a system prompt (the MCP tool profile_card prints the same)."""
+    from palace.core import Palace
+    from palace.results import to_json
+
+    with Palace.open(palace_dir, create=False) as palace:
+        found = _card(palace, tuple(names or ()), entities, facts, wing)
+    if as_json:
+        typer.echo(to_json(found))
+        return
+    console(highlight=False, soft_wrap=True).print(found.text, markup=False)

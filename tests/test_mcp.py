@@ -1,0 +1,109 @@
+"""`palace mcp` end to end: the official SDK's client starts the server over stdio
+against the mined sample corpus and calls every tool; and `palace card`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from palace.cli.main import app
+
+PALACE = str(Path(sys.executable).parent / "palace")
+
+
+def call_all(palace_dir: Path, calls: list[tuple[str, dict]], args: tuple[str, ...] = ()) -> tuple[list, list]:
+    """Start `palace mcp`, list its tools and make ``calls`` in order: (tool names, results)."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    async def run():
+        params = StdioServerParameters(command=PALACE, args=["mcp", "--palace", str(palace_dir), *args])
+        async with Client(params, read_timeout_seconds=120) as client:
+            tools = [t.name for t in (await client.list_tools()).tools]
+            return tools, [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    return asyncio.run(run())
+
+
+def structured(result):
+    assert not result.is_error, result.content[0].text
+    data = result.structured_content
+    return data["result"] if isinstance(data, dict) and set(data) == {"result"} else data
+
+
+@pytest.mark.slow
+def test_every_tool_answers_with_the_right_values(mined_sample):
+    palace_dir, _ = mined_sample
+    tools, results = call_all(palace_dir, [
+        ("ask", {"question": "who does Bob Okafor report to", "now": "2025-01-15"}),
+        ("search_nodes", {"query": "alice"}),
+        ("open_nodes", {"names": ["Bob Okafor"]}),
+        ("facts", {"about": "Bob Okafor", "as_of": "2024-05-01", "predicate": "reports_to"}),
+        ("history", {"name": "Bob Okafor", "predicate": "reports_to"}),
+        ("changes", {"since": "2024-07-01", "until": "2024-09-30", "about": "Bob Okafor"}),
+        ("profile_card", {"names": ["Bob Okafor"], "facts": 2}),
+        ("facts", {"about": "Nobody Here At All"}),
+    ])
+    assert tools == ["ask", "search_nodes", "open_nodes", "facts", "history", "changes", "profile_card"]
+    ask, search, nodes, facts, history, changes, card, unknown = results
+
+    answer = structured(ask)
+    here = CliRunner().invoke(app, ["ask", "who does Bob Okafor report to", "--now", "2025-01-15", "--json",
+                                    "--palace", str(palace_dir)])
+    expected = json.loads(here.output)
+    for data in (answer, expected):
+        data.pop("elapsed_ms")
+    assert answer == expected  # the same result as `palace ask --json`
+    assert [v["value"] for v in answer["answer"]["values"]] == ["Helen Marsh"]
+
+    names = [hit["name"] for hit in structured(search)]
+    assert {"Alice Chen", "Alice Moreau"} <= set(names)
+    assert all(0 < hit["score"] <= 1 for hit in structured(search))
+
+    (bob,) = structured(nodes)
+    assert ("reports_to", "Helen Marsh", "2024-07-01") in {
+        (f["predicate"], f["object"], f["valid_from"]) for f in bob["current"]}
+
+    assert [(f["object"], f["valid_from"], f["valid_to"]) for f in structured(facts)["facts"]] == [
+        ("Priya Raman", "2023-01-17", "2024-07-01")]  # valid on 1 May 2024: before the change
+    assert {(f["object"], f["state"]) for f in structured(history)["facts"]} >= {
+        ("Priya Raman", "superseded"), ("Helen Marsh", "current")}
+    changed = [c for g in structured(changes)["groups"] for c in g["changes"]]
+    assert any(c["fact"]["object"] == "Helen Marsh" and c["day"].startswith("2024-07-01") for c in changed)
+
+    text = structured(card)
+    assert text.splitlines()[1].startswith("- Bob Okafor (PERSON): reports_to Helen Marsh since 2024-07-01 [")
+    assert len(text.splitlines()[1].split("; ")) == 2  # the budget: two facts
+
+    assert unknown.is_error and "no entity named 'Nobody Here At All'" in unknown.content[0].text
+
+
+@pytest.mark.slow
+def test_a_private_wing_is_served_only_when_named(mined_sample, tmp_path):
+    palace_dir = tmp_path / "p"
+    shutil.copytree(mined_sample[0], palace_dir)
+    (palace_dir / "config.json").write_text(json.dumps({"wings": {"sample": {"private": True}}}))
+    refused = CliRunner().invoke(app, ["mcp", "--palace", str(palace_dir)])
+    assert refused.exit_code == 1 and "sample is private" in refused.output
+    tools, (found,) = call_all(palace_dir, [("search_nodes", {"query": "bob okafor"})], ("--wing", "sample"))
+    assert structured(found)[0]["name"] == "Bob Okafor"
+
+
+def test_the_card_prints_current_facts_within_its_budget(mined_sample):
+    palace_dir, _ = mined_sample
+    result = CliRunner().invoke(app, ["card", "Bob Okafor", "Alice Chen", "--facts", "1", "--palace",
+                                      str(palace_dir)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert lines[1] == "- Bob Okafor (PERSON): reports_to Helen Marsh since 2024-07-01 [journal/2024-12-31-year-in-review.md:40]"
+    assert lines[2] == "- Alice Chen (PERSON): role tech lead since 2025-03-08 [journal/2025.03.08.md:1]"
+    data = json.loads(CliRunner().invoke(app, ["card", "--entities", "3", "--json", "--palace",
+                                               str(palace_dir)]).output)
+    assert len(data["entities"]) == 3 and all(len(e["facts"]) <= 5 for e in data["entities"])
+    assert {f["state"] for e in data["entities"] for f in e["facts"]} == {"current"}  # never a superseded one
