@@ -152,6 +152,8 @@ def render_fact(out, fact, prefix: str = "") -> None:
 
     valid = f"{fact.valid_from or '?'} → {fact.valid_to or 'now'}"
     state = "" if fact.state == "current" else f" [{fact.state}]"
+    evidence = getattr(fact, "evidence", "stated")
+    state += "" if evidence == "stated" else f" ({evidence})"  # inferred, user, confirmed, agent
     out.print(f"  {prefix}{escape(fact.subject)} [bold]{escape(fact.predicate)}[/] {escape(fact.object)}"
               f"  [dim]{valid}{state}  {escape(cite(fact))}[/]")
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import datetime as dt
 
     from palace.changes import ChangeSet
+    from palace.corrections import FactDecision
     from palace.daemon import DaemonStatus
     from palace.doctor import DoctorReport
     from palace.embedding import Embedder
@@ -281,6 +282,36 @@ class Palace:
         from palace.resolution import split
 
         return split(self.conn, name, self.registry)
+
+    def add_fact(self, subject: str, predicate: str, obj: str, **options) -> "FactDecision":
+        """State a fact (evidence ``user``); see :func:`palace.corrections.add_fact`."""
+        from palace.corrections import add_fact
+
+        return add_fact(self, subject, predicate, obj, **options)
+
+    def retract_fact(self, fact_id: int, *, reason: str = "") -> "FactDecision":
+        """Retract a fact, for good across re-mines; see :func:`palace.corrections.retract_fact`."""
+        from palace.corrections import retract_fact
+
+        return retract_fact(self, fact_id, reason=reason)
+
+    def confirm_fact(self, fact_id: int) -> "FactDecision":
+        """Confirm a mined fact; see :func:`palace.corrections.confirm_fact`."""
+        from palace.corrections import confirm_fact
+
+        return confirm_fact(self, fact_id)
+
+    def undo_fact_decision(self, decision_id: int) -> "FactDecision":
+        """Undo an added, retracted or confirmed fact; see :func:`palace.corrections.undo`."""
+        from palace.corrections import undo
+
+        return undo(self, decision_id)
+
+    def fact_decisions(self) -> "list[FactDecision]":
+        """Every fact decision, oldest first; see :func:`palace.corrections.decisions`."""
+        from palace.corrections import decisions
+
+        return decisions(self)
 
     def daemon_status(self) -> "DaemonStatus":
         """Whether a watcher keeps this palace current, and its state; see :mod:`palace.daemon`."""

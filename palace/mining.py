@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable, Collection, Iterator
 
 from palace.config import date_order, read_config
+from palace.corrections import replay
 from palace.db import store
 from palace.db.drawers import (
     insert_drawer,
@@ -512,7 +513,8 @@ def _moves(conn, root: Path, pending: list[_Pending], vanished: list, done) -> t
 
 
 def finish_resolution(conn, wing: str, registry: dict) -> None:
-    """Link lower-case names and re-resolve ``wing``'s entities, then clear its
+    """Link lower-case names, re-resolve ``wing``'s entities and replay the user's fact
+    decisions (:func:`palace.corrections.replay`), then clear its
     ``resolution_pending`` mark, in two transactions. A kill between them leaves the mark set, and the next
     run (``palace mine`` or ``palace doctor --repair``) does both again: each is a
     function of the stored drawers, so doing it twice ends as doing it once."""
@@ -520,6 +522,7 @@ def finish_resolution(conn, wing: str, registry: dict) -> None:
         link_lowercase_mentions(conn, wing)
     with store.transaction(conn):
         resolve_wing(conn, wing, registry)
+        replay(conn, registry)  # the user's retractions and confirmations, on the facts read again
         conn.execute("DELETE FROM meta WHERE key = ?", (f"resolution_pending:{wing}",))
 
 

@@ -32,6 +32,9 @@ Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_run
 - ``lowercase_hits``, ``lowercase_scanned``, ``lowercase_names``: where each drawer writes
   a known name in lower case (linked or not), which drawers were scanned and for which
   names, so that linking lower-case names costs what changed (:mod:`palace.resolution`).
+- ``fact_decisions``: the user's added, retracted and confirmed facts (``palace fact``),
+  each with the fact's subject, predicate, object and valid time as keys, so that a
+  re-mine replays them on the facts it reads again; reversible (``reverted_at``).
 - ``vector_tombstones``: drawer ids whose vectors must leave Chroma (written in the same
   transaction that deletes the drawers, cleared once Chroma has dropped them), so a kill
   between the two stores never leaves a vector that search would return.
@@ -350,6 +353,31 @@ MIGRATIONS: list[tuple[str, str]] = [
             key  TEXT NOT NULL,
             PRIMARY KEY (wing, key)
         );
+        """,
+    ),
+    (
+        # facts a person states, retracts or confirms (palace fact add|retract|confirm),
+        # kept apart from the facts so that a re-mine replays them, and reversible
+        "0008_fact_decisions",
+        """
+        CREATE TABLE fact_decisions (
+            id                INTEGER PRIMARY KEY,
+            action            TEXT NOT NULL CHECK (action IN ('add', 'retract', 'confirm')),
+            by                TEXT NOT NULL DEFAULT 'user',
+            subject           TEXT NOT NULL,
+            subject_key       TEXT NOT NULL,
+            predicate         TEXT NOT NULL,
+            object            TEXT NOT NULL,
+            object_key        TEXT NOT NULL,
+            valid_from        TEXT,
+            valid_to          TEXT,
+            note              TEXT NOT NULL DEFAULT '',
+            fact_id           INTEGER,
+            previous_evidence TEXT,
+            created_at        TEXT NOT NULL,
+            reverted_at       TEXT
+        );
+        CREATE INDEX facts_evidence ON facts(evidence) WHERE evidence NOT IN ('stated', 'inferred');
         """,
     ),
 ]
