@@ -1,9 +1,10 @@
-"""``palace fact add|retract|confirm|undo|decisions``: the user's corrections of the graph."""
+"""``palace fact add|retract|confirm|undo|decisions``, ``palace observe`` and ``palace review``: the
+user's corrections of the graph and the review of candidates."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -20,8 +21,10 @@ def _print(decision, as_json: bool) -> None:
         typer.echo(to_json(decision))
         return
     valid = f"  {decision.valid_from or '?'} → {decision.valid_to or 'now'}" if decision.action == "add" else ""
-    done = {"add": "added", "retract": "retracted", "confirm": "confirmed"}[decision.action]
+    done = {"add": "added", "retract": "retracted", "confirm": "confirmed", "accept": "accepted",
+            "reject": "rejected"}[decision.action]
     state = f"; undone at {decision.reverted_at}" if decision.reverted_at else ""
+    state += "; proposed, awaiting review" if decision.pending and not decision.reverted_at else ""
     typer.echo(f"decision #{decision.id}: {done} fact #{decision.fact_id} {decision.subject} –{decision.predicate}→"
                f" {decision.object}{valid} ({decision.by}, {decision.created_at}{state})"
                + (f" — {decision.note}" if decision.note else ""))
@@ -112,3 +115,95 @@ def decisions(
         typer.echo("no fact decisions")
     for decision in found:
         _print(decision, False)
+
+
+@app.command()
+@guarded
+def observe(
+    entity: str = typer.Argument(..., help="A name or alias (a new name makes a new entity)."),
+    text: str = typer.Argument(..., help='A free statement: "prefers email over phone", "timezone is CET".'),
+    valid_from: Optional[str] = typer.Option(None, "--from", help="First day it holds (YYYY-MM-DD)."),
+    palace_dir: Optional[Path] = PalaceOption,
+    as_json: bool = typer.Option(False, "--json", help="Print the decision as JSON."),
+) -> None:
+    """Attach an observation to an entity, with valid time: it shows on its card and can
+    be retracted like a fact (`palace fact retract ID`)."""
+    from palace.core import Palace
+
+    with Palace.open(palace_dir, create=False) as palace:
+        _print(palace.observe(entity, text, valid_from=parse_day(valid_from, "--from")), as_json)
+
+
+review_app = typer.Typer(help="Candidates awaiting review: list, accept, reject.", invoke_without_command=True)
+app.add_typer(review_app, name="review")
+
+
+@review_app.callback()
+@guarded
+def review_list(
+    ctx: typer.Context,
+    palace_dir: Optional[Path] = PalaceOption,
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+) -> None:
+    """List what awaits review: candidate facts (an agent's, or mined in an untrusted wing
+    or by a low-trust rule) with their provenance, and an agent's proposed retractions."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from palace.cli.app import render_fact, console
+    from palace.core import Palace
+
+    with Palace.open(palace_dir, create=False) as palace:
+        pending = palace.pending_review()
+    if as_json:
+        typer.echo(to_json(pending))
+        return
+    out = console(highlight=False, soft_wrap=True)
+    if not pending.candidates and not pending.proposals:
+        out.print("nothing awaits review")
+    for fact in pending.candidates:
+        rule = fact.extractor.split("/", 1)[-1]
+        out.print(f"#{fact.id} [{fact.evidence}, rule {rule}]", end="")
+        render_fact(out, fact)
+    for proposal in pending.proposals:
+        _print(proposal, False)
+    if pending.candidates or pending.proposals:
+        out.print("accept: palace review accept ID… | --all-from RULE;  reject: palace review reject ID…")
+
+
+def _decide(accept: bool, ids: list[int], rule: Optional[str], reason: str, palace_dir, as_json: bool) -> None:
+    from palace.core import Palace
+
+    with Palace.open(palace_dir, create=False) as palace:
+        proposals = {d.id for d in palace.pending_review().proposals}
+        done = palace.review(accept, fact_ids=tuple(i for i in ids if i not in proposals),
+                             proposal_ids=tuple(i for i in ids if i in proposals), rule=rule, reason=reason)
+    if as_json:
+        typer.echo(to_json(done))
+        return
+    for decision in done:
+        _print(decision, False)
+
+
+@review_app.command("accept")
+@guarded
+def review_accept(
+    ids: Optional[List[int]] = typer.Argument(None, metavar="ID...", help="Candidate fact ids or proposal decision ids."),
+    all_from: Optional[str] = typer.Option(None, "--all-from", help="Every candidate of this rule (title-appos…)."),
+    palace_dir: Optional[Path] = PalaceOption,
+    as_json: bool = typer.Option(False, "--json", help="Print the decisions as JSON."),
+) -> None:
+    """Accept candidates (they become current) or proposals (they are applied)."""
+    _decide(True, list(ids or ()), all_from, "", palace_dir, as_json)
+
+
+@review_app.command("reject")
+@guarded
+def review_reject(
+    ids: Optional[List[int]] = typer.Argument(None, metavar="ID...", help="Candidate fact ids or proposal decision ids."),
+    all_from: Optional[str] = typer.Option(None, "--all-from", help="Every candidate of this rule."),
+    reason: str = typer.Option("", "--reason", help="Why; history shows it."),
+    palace_dir: Optional[Path] = PalaceOption,
+    as_json: bool = typer.Option(False, "--json", help="Print the decisions as JSON."),
+) -> None:
+    """Reject candidates (they stay out, with the reason) or proposals (dropped)."""
+    _decide(False, list(ids or ()), all_from, reason, palace_dir, as_json)

@@ -12,13 +12,18 @@ agent's tool calls with what the commands print as JSON (:func:`palace.results.t
 ``history``        every fact about a name, superseded and ended ones included
 ``changes``        what began, ended or was superseded in a valid-time window
 ``profile_card``   the text block of :func:`palace.cards.profile_card`, for a prompt
+``remember``       an observation about an entity (a candidate)
+``relate``         a typed fact (a candidate)
+``retract``        a proposal to retract a fact (pending review)
 =================  ============================================================
 
 Built on the official ``mcp`` Python SDK (``MCPServer``). ``--wing W`` limits every
 tool to one wing; a wing marked ``"private": true`` under ``"wings"`` in
-``config.json`` is never served unless named with ``--wing``. The server only reads:
-tools that write (remember, relate, retract) come with user facts and review.
-Nothing is printed on stdout but the protocol; logs go to stderr.
+``config.json`` is never served unless named with ``--wing``. The tools that write —
+``remember`` (an observation), ``relate`` (a typed fact), ``retract`` (a proposal) — make
+candidates the user reviews (``palace review``), unless ``config.json`` says
+``"agents": {"writes": "commit"}``; their evidence is ``agent``. Nothing is printed on
+stdout but the protocol; logs go to stderr.
 """
 
 from __future__ import annotations
@@ -144,7 +149,61 @@ def build_server(palace, *, wing: str | None = None):
         except PalaceError as exc:
             raise ToolError(_said(exc)) from None
 
+    agent_commits = _agent_writes(palace.path) == "commit"
+
+    def written(decision) -> dict[str, Any]:
+        data = to_data(decision)
+        data["status"] = "committed" if agent_commits else "candidate: awaits the user's review (palace review)"
+        return data
+
+    @server.tool()
+    def remember(entity: str, text: str, since: Optional[str] = None) -> dict[str, Any]:
+        """Remember an observation about an entity ("prefers email over phone", "timezone
+        is CET"), valid from `since` (YYYY-MM-DD). It is a candidate the user reviews,
+        unless the palace lets agents commit."""
+        from palace.corrections import observe
+
+        return written(call_raw(observe, palace, entity, text, valid_from=day(since, "since"), by="agent",
+                                candidate=not agent_commits))
+
+    @server.tool()
+    def relate(subject: str, predicate: str, object: str, since: Optional[str] = None,
+               until: Optional[str] = None, note: str = "") -> dict[str, Any]:
+        """State a typed fact (`subject predicate object`, a predicate of the registry:
+        works_at, reports_to, role, leads…) valid over [since, until). It is a candidate
+        the user reviews, unless the palace lets agents commit."""
+        from palace.corrections import add_fact
+
+        return written(call_raw(add_fact, palace, subject, predicate, object, valid_from=day(since, "since"),
+                                valid_to=day(until, "until"), note=note, wing=wing, by="agent",
+                                candidate=not agent_commits))
+
+    @server.tool()
+    def retract(fact_id: int, reason: str = "") -> dict[str, Any]:
+        """Propose to retract a wrong fact (its #id from facts or history), with the reason.
+        The user accepts or rejects the proposal, unless the palace lets agents commit."""
+        from palace.corrections import retract_fact
+
+        return written(call_raw(retract_fact, palace, fact_id, reason=reason, by="agent", pending=not agent_commits))
+
+    def call_raw(fn, *args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except PalaceError as exc:
+            raise ToolError(_said(exc)) from None
+
     return server
+
+
+def _agent_writes(palace_dir: Path) -> str:
+    """``config.json``'s ``"agents": {"writes": "candidate" | "commit"}`` (default candidate)."""
+    from palace.config import read_config
+    from palace.errors import ConfigError
+
+    writes = (read_config(palace_dir).get("agents") or {}).get("writes", "candidate")
+    if writes not in ("candidate", "commit"):
+        raise ConfigError('"agents": {"writes": …} is "candidate" or "commit"', hint='{"agents": {"writes": "commit"}}')
+    return writes
 
 
 def _card(palace, names, entities: int, facts: int, wing: str | None):

@@ -32,7 +32,7 @@ from palace.nlp.names import LEGAL_SUFFIXES, EntityMention, person_name, whole_n
 from palace.nlp.lines import LineReader, speakers
 from palace.nlp.relations import RelationReader
 from palace.nlp.rules import RelationRules
-from palace.nlp.sentence import Candidate, Context, Relation
+from palace.nlp.sentence import Candidate, Context, Relation, instructs
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -427,6 +427,11 @@ class Extractor:
 
                 found.setdefault(b, []).extend(lines.read(extraction.text, mentions[b], sentence_of, contexts[b]))
         for b, (_, extraction, _) in enumerate(batch):
+            if b in found and instructs(extraction.text):  # text that tries to instruct is never a fact
+                relations = found.pop(b)
+                dropped = [Candidate(r.sentence, r.start, r.end, r.rule, r.predicate, "text that instructs")
+                           for r in relations] if self.trace else []
+                rejected.setdefault(b, []).extend(dropped)
             if b in found or b in rejected:
                 extraction = replace(extraction, relations=tuple(found.get(b, ())), entities=tuple(mentions[b]),
                                      rejected=tuple(rejected.get(b, ())))

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import datetime as dt
 
     from palace.changes import ChangeSet
-    from palace.corrections import FactDecision
+    from palace.corrections import FactDecision, Review
     from palace.daemon import DaemonStatus
     from palace.doctor import DoctorReport
     from palace.embedding import Embedder
@@ -289,11 +289,11 @@ class Palace:
 
         return add_fact(self, subject, predicate, obj, **options)
 
-    def retract_fact(self, fact_id: int, *, reason: str = "") -> "FactDecision":
+    def retract_fact(self, fact_id: int, **options) -> "FactDecision":
         """Retract a fact, for good across re-mines; see :func:`palace.corrections.retract_fact`."""
         from palace.corrections import retract_fact
 
-        return retract_fact(self, fact_id, reason=reason)
+        return retract_fact(self, fact_id, **options)
 
     def confirm_fact(self, fact_id: int) -> "FactDecision":
         """Confirm a mined fact; see :func:`palace.corrections.confirm_fact`."""
@@ -306,6 +306,24 @@ class Palace:
         from palace.corrections import undo
 
         return undo(self, decision_id)
+
+    def observe(self, entity: str, text: str, **options) -> "FactDecision":
+        """Attach a free statement to an entity; see :func:`palace.corrections.observe`."""
+        from palace.corrections import observe
+
+        return observe(self, entity, text, **options)
+
+    def pending_review(self) -> "Review":
+        """Candidates and proposals awaiting review; see :func:`palace.corrections.pending_review`."""
+        from palace.corrections import pending_review
+
+        return pending_review(self)
+
+    def review(self, accept: bool, **options) -> "list[FactDecision]":
+        """Accept or reject candidates and proposals; see :func:`palace.corrections.review`."""
+        from palace.corrections import review
+
+        return review(self, accept, **options)
 
     def fact_decisions(self) -> "list[FactDecision]":
         """Every fact decision, oldest first; see :func:`palace.corrections.decisions`."""

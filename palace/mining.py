@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable, Collection, Iterator
 
 from palace.config import date_order, read_config
-from palace.corrections import replay
+from palace.corrections import mark_candidates, replay
 from palace.db import store
 from palace.db.drawers import (
     insert_drawer,
@@ -399,7 +399,7 @@ def mine(
             _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done, cancel,
                                owner=read_config(palace.path).get("owner"), on_progress=on_progress)
         if any(o.status != "unchanged" for o in outcomes) or store.get_meta(conn, resolution_key):
-            finish_resolution(conn, wing, registry)
+            finish_resolution(conn, wing, registry, palace.path)
     finally:
         embedded_count[0] = worker.finish()
     flush_tombstones(palace)
@@ -512,7 +512,7 @@ def _moves(conn, root: Path, pending: list[_Pending], vanished: list, done) -> t
     return left, [r for r in vanished if r["id"] not in moved_rows]
 
 
-def finish_resolution(conn, wing: str, registry: dict) -> None:
+def finish_resolution(conn, wing: str, registry: dict, palace_dir: Path | None = None) -> None:
     """Link lower-case names, re-resolve ``wing``'s entities and replay the user's fact
     decisions (:func:`palace.corrections.replay`), then clear its
     ``resolution_pending`` mark, in two transactions. A kill between them leaves the mark set, and the next
@@ -522,7 +522,9 @@ def finish_resolution(conn, wing: str, registry: dict) -> None:
         link_lowercase_mentions(conn, wing)
     with store.transaction(conn):
         resolve_wing(conn, wing, registry)
-        replay(conn, registry)  # the user's retractions and confirmations, on the facts read again
+        if palace_dir is not None:  # facts this wing's trust settings send to review
+            mark_candidates(conn, palace_dir, wing, registry)
+        replay(conn, registry)  # the user's decisions, on the facts read again
         conn.execute("DELETE FROM meta WHERE key = ?", (f"resolution_pending:{wing}",))
 
 

@@ -112,3 +112,56 @@ def test_the_cli_adds_retracts_and_lists_decisions(dana, tmp_path):
     assert bad.exit_code == 1 and "no predicate 'likes'" in bad.output
     gone = run("fact", "retract", "99999")
     assert gone.exit_code == 1 and "no fact #99999" in gone.output
+
+
+def test_an_untrusted_wing_mines_candidates_that_wait_for_review(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    note = notes / "2024-03-01-sync.md"
+    note.write_text("# Sync\n\nDana Lee works at Initech. Omar Haddad joined Globex in January 2024.\n")
+    (tmp_path / "palace").mkdir()
+    (tmp_path / "palace" / "config.json").write_text(json.dumps({"wings": {"notes": {"trust": "untrusted"}}}))
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        assert current(palace, "Dana Lee", "works_at") == []  # never current before review
+        pending = palace.pending_review().candidates
+        assert ("Dana Lee", "works_at", "Initech", "candidate") in {(f.subject, f.predicate, f.object, f.state)
+                                                                    for f in pending}
+        dana = next(f for f in pending if f.subject == "Dana Lee" and f.predicate == "works_at")
+        (accepted,) = palace.review(True, fact_ids=(dana.id,))
+        assert current(palace, "Dana Lee", "works_at") == [("Initech", "2024-03-01", None, "confirmed")]
+        omar = next(f for f in pending if f.subject == "Omar Haddad" and f.predicate == "works_at")
+        (rejected,) = palace.review(False, fact_ids=(omar.id,), reason="he only interviewed there")
+        note.write_text(note.read_text() + "\nThe roadmap review is on Friday.\n")  # the drawer is read again
+        palace.mine(notes)
+        assert current(palace, "Dana Lee", "works_at") == [("Initech", "2024-03-01", None, "confirmed")]
+        assert current(palace, "Omar Haddad", "works_at") == []
+        states = {(f.object, f.state) for f in palace.history("Omar Haddad", predicate="works_at").facts}
+        assert states == {("Globex", "rejected")}  # the re-read statement, rejected again
+        palace.undo_fact_decision(accepted.id)
+        assert current(palace, "Dana Lee", "works_at") == []
+        assert any(f.subject == "Dana Lee" for f in palace.pending_review().candidates)
+
+
+def test_low_trust_rules_and_an_agents_writes_are_candidates(dana, tmp_path):
+    palace, notes = dana
+    (tmp_path / "palace" / "config.json").write_text(json.dumps({"wings": {"notes": {"low_trust_rules": ["join"]}}}))
+    note = notes / "2024-03-01-sync.md"
+    note.write_text(note.read_text() + "\nMore on Friday.\n")
+    palace.mine(notes)
+    rules = {f.extractor.split("/", 1)[-1] for f in palace.pending_review().candidates}
+    assert rules == {"join"}  # only that rule's facts wait; Dana's works_at stays current
+    assert current(palace, "Dana Lee", "works_at") == [("Initech", "2024-03-01", None, "stated")]
+    done = palace.review(True, rule="join")
+    assert done and not palace.pending_review().candidates
+    proposed = palace.add_fact("Dana Lee", "role", "designer", by="agent", candidate=True)
+    assert current(palace, "Dana Lee", "role") == []
+    retraction = palace.retract_fact(fact_id(palace, "Dana Lee", "works_at", "Initech"), by="agent", pending=True,
+                                     reason="an agent thinks so")
+    assert current(palace, "Dana Lee", "works_at") != []  # a proposal changes nothing yet
+    review = palace.pending_review()
+    assert [f.id for f in review.candidates] == [proposed.fact_id] and [d.id for d in review.proposals] == [
+        retraction.id]
+    palace.review(True, fact_ids=(proposed.fact_id,), proposal_ids=(retraction.id,))
+    assert current(palace, "Dana Lee", "role") == [("designer", None, None, "agent")]
+    assert current(palace, "Dana Lee", "works_at") == []

@@ -50,7 +50,8 @@ def test_every_tool_answers_with_the_right_values(mined_sample):
         ("profile_card", {"names": ["Bob Okafor"], "facts": 2}),
         ("facts", {"about": "Nobody Here At All"}),
     ])
-    assert tools == ["ask", "search_nodes", "open_nodes", "facts", "history", "changes", "profile_card"]
+    assert tools == ["ask", "search_nodes", "open_nodes", "facts", "history", "changes", "profile_card", "remember",
+                     "relate", "retract"]
     ask, search, nodes, facts, history, changes, card, unknown = results
 
     answer = structured(ask)
@@ -107,3 +108,31 @@ def test_the_card_prints_current_facts_within_its_budget(mined_sample):
                                                str(palace_dir)]).output)
     assert len(data["entities"]) == 3 and all(len(e["facts"]) <= 5 for e in data["entities"])
     assert {f["state"] for e in data["entities"] for f in e["facts"]} == {"current"}  # never a superseded one
+
+
+@pytest.mark.slow
+def test_an_agents_writes_are_candidates_until_the_user_accepts(mined_sample, tmp_path):
+    from palace.core import Palace
+
+    palace_dir = tmp_path / "p"
+    shutil.copytree(mined_sample[0], palace_dir)
+    with Palace.open(palace_dir, create=False) as palace:
+        helen = next(f.id for f in palace.facts(about="Bob Okafor", predicate="reports_to").facts)
+    _, (remembered, related, retracted, bad) = call_all(palace_dir, [
+        ("remember", {"entity": "Alice Chen", "text": "prefers email over phone", "since": "2025-01-01"}),
+        ("relate", {"subject": "Bob Okafor", "predicate": "role", "object": "director", "since": "2025-06-01"}),
+        ("retract", {"fact_id": helen, "reason": "the agent heard otherwise"}),
+        ("relate", {"subject": "Bob Okafor", "predicate": "likes", "object": "tea"}),
+    ])
+    for result in (remembered, related, retracted):
+        assert structured(result)["status"].startswith("candidate") and structured(result)["by"] == "agent"
+    assert bad.is_error and "no predicate 'likes'" in bad.content[0].text
+    with Palace.open(palace_dir, create=False) as palace:
+        assert [f.object for f in palace.facts(about="Bob Okafor", predicate="role").facts] == ["engineering manager"]
+        assert helen in [f.id for f in palace.facts(about="Bob Okafor", predicate="reports_to").facts]
+        review = palace.pending_review()
+        assert {(f.predicate, f.object, f.evidence) for f in review.candidates} == {
+            ("observation", "prefers email over phone", "agent"), ("role", "director", "agent")}
+        assert [d.fact_id for d in review.proposals] == [helen]
+        palace.review(True, fact_ids=tuple(f.id for f in review.candidates))
+        assert [f.object for f in palace.facts(about="Bob Okafor", predicate="role").facts] == ["director"]

@@ -50,6 +50,14 @@ class FactView:
     drawer_id: str = ""
 
 
+#: The invalidation reason of a candidate fact: stored, never current until accepted
+#: (``palace review``); an agent's fact, or one mined in an untrusted wing or by a
+#: low-trust rule.
+CANDIDATE = "candidate awaiting review"
+#: How a rejected candidate's reason starts.
+REJECTED = "rejected by the user"
+
+
 #: SQL condition of a fact read in a note with no date of its own that a dated note has
 #: since contradicted (superseded, with no valid time): valid on no day.
 UNDATED_SUPERSEDED = "(f.valid_from IS NULL AND f.valid_to IS NULL AND f.superseded_by IS NOT NULL)"
@@ -123,6 +131,7 @@ class FactFilter:
       (valid on no day).
     - ``changed_in``: began, or (a state) ended, in ``[start, end)`` of valid time.
     - ``changed_since``: learned, invalidated or superseded after that moment (recorded time).
+    - ``candidates``: candidates awaiting review (:data:`CANDIDATE`).
     """
 
     entity_ids: tuple[int, ...] = ()
@@ -146,6 +155,7 @@ class FactFilter:
     drop_undated_superseded: bool = False
     changed_in: tuple[dt.date, dt.date] | None = None
     changed_since: str | None = None
+    candidates: bool = False
     any_of: tuple["FactFilter", ...] = ()
 
     def where(self, registry: dict) -> tuple[str, list]:
@@ -188,6 +198,8 @@ class FactFilter:
         if self.known_at:
             moment = self.known_at if "T" in self.known_at else self.known_at + "T23:59:59"
             add("f.recorded_at <= ? AND (f.invalidated_at IS NULL OR f.invalidated_at > ?)", moment, moment)
+        if self.candidates:
+            add("f.invalidation_reason = ?", CANDIDATE)
         if self.live:
             add("f.invalidated_at IS NULL")
         if self.unsuperseded:
@@ -286,7 +298,9 @@ def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, 
             valid_from=r["valid_from"], valid_to=r["valid_to"], valid_granularity=r["valid_granularity"],
             recorded_at=r["recorded_at"], invalidated_at=r["invalidated_at"],
             invalidation_reason=r["invalidation_reason"], superseded_by=r["superseded_by"],
-            state="invalidated" if r["invalidated_at"] else "superseded" if r["superseded_by"] else
+            state=("candidate" if r["invalidation_reason"] == CANDIDATE else
+                   "rejected" if (r["invalidation_reason"] or "").startswith(REJECTED) else "invalidated")
+            if r["invalidated_at"] else "superseded" if r["superseded_by"] else
             "ended" if _ended(r, registry) else "current",
             wing=r["wing"], path=r["path"], line=r["line"], sentence=readable(r["sentence"] or ""),
             extractor=r["extractor"],

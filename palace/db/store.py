@@ -357,12 +357,13 @@ MIGRATIONS: list[tuple[str, str]] = [
     ),
     (
         # facts a person states, retracts or confirms (palace fact add|retract|confirm),
-        # kept apart from the facts so that a re-mine replays them, and reversible
+        # and candidates accepted or rejected (palace review), kept apart from the facts
+        # so that a re-mine replays them, and reversible; an agent's proposal is pending
         "0008_fact_decisions",
         """
         CREATE TABLE fact_decisions (
             id                INTEGER PRIMARY KEY,
-            action            TEXT NOT NULL CHECK (action IN ('add', 'retract', 'confirm')),
+            action            TEXT NOT NULL CHECK (action IN ('add', 'retract', 'confirm', 'accept', 'reject')),
             by                TEXT NOT NULL DEFAULT 'user',
             subject           TEXT NOT NULL,
             subject_key       TEXT NOT NULL,
@@ -374,6 +375,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             note              TEXT NOT NULL DEFAULT '',
             fact_id           INTEGER,
             previous_evidence TEXT,
+            pending           INTEGER NOT NULL DEFAULT 0,
             created_at        TEXT NOT NULL,
             reverted_at       TEXT
         );
