@@ -81,7 +81,10 @@ def _render_profile(card) -> None:
         f"degree: {card.degree}"
     )
     for f in card.current:
-        since = f"since {f.valid_from}" if f.valid_to is None else f"{f.valid_from} → {f.valid_to}"
+        if f.valid_to is None:
+            since = f"since {f.valid_from}" if f.valid_from else "undated"
+        else:
+            since = f"{f.valid_from or '?'} → {f.valid_to}"
         flag = " [red](conflict)[/]" if f.conflicts_with else ""
         out.print(f"  {escape(f.subject)} –{f.predicate}→ [bold]{escape(f.object or '(whatever held)')}[/]  [dim]{since}[/]{flag}"
                   f"  [cyan]{escape(cite(f))}[/]")

@@ -41,19 +41,35 @@ def watch(
     watcher = Watcher(palace_path, paths, debounce=debounce, polling=polling)
     from palace.core import Palace
 
+    import threading
+
     with Palace.open(palace_path) as palace:
-        server = _serve(palace)
+        held = [_serve(palace)]
+        done = threading.Event()
+
+        def take_over() -> None:  # another server that served this palace may die: serve in its place
+            while not done.wait(SERVE_RETRY_S):
+                if held[0] is None:
+                    held[0] = _serve(palace, quiet=True)
+
+        threading.Thread(target=take_over, name="palace-serve-retry", daemon=True).start()
         try:
             _run_foreground(watcher, quiet=not sys.stdout.isatty())
         finally:
-            if server is not None:
-                server.stop()
+            done.set()
+            if held[0] is not None:
+                held[0].stop()
 
 
-def _serve(palace):
+#: Seconds between two attempts of a watcher to serve, while another process does.
+SERVE_RETRY_S = 10.0
+
+
+def _serve(palace, *, quiet: bool = False):
     """Serve ``palace`` to cold read commands while watching (:mod:`palace.cli.serve`),
     its handle lent to the watcher too, so one model and one vector index serve both.
-    None, with a line in the log, when it cannot (another server, a too-long path)."""
+    None when it cannot (another server, a too-long path), with a line in the log unless
+    ``quiet``."""
     import logging
 
     from palace.cli.serve import Server
@@ -61,10 +77,13 @@ def _serve(palace):
 
     server = Server(palace)
     try:
-        server.start()
+        server.start(warm=not quiet)
     except UsageError as exc:
-        logging.getLogger("palace.watch").warning("not serving cold commands: %s", exc.message)
+        if not quiet:
+            logging.getLogger("palace.watch").warning("not serving cold commands: %s (the watcher serves once"
+                                                      " it stops)", exc.message)
         return None
+    logging.getLogger("palace.watch").info("serving cold commands on %s", server.socket)
     return server
 
 

@@ -65,7 +65,7 @@ def search_entities(palace: "Palace", query: str, *, limit: int = 10, relations:
         sql += (" AND EXISTS (SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
                 " JOIN files f ON f.id = d.file_id WHERE m.entity_id = e.id AND f.wing = ?)")
         params.append(wing)
-    best: dict[str, tuple[float, str, list]] = {}
+    best: dict[str, tuple[float, str, list]] = {}  # by entity name key
     for row in conn.execute(sql, params):
         alias_words = row["alias_key"].split()
         found = sum(1 for w in words if w in alias_words)
@@ -77,16 +77,26 @@ def search_entities(palace: "Palace", query: str, *, limit: int = 10, relations:
         held = best.get(key)
         if held is None or score > held[0]:
             best[key] = (score, row["alias"], [])
-    ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))[:limit]
-    hits = []
+    ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
+    hits: list[EntityHit] = []
+    shown: set[int] = set()
     for key, (score, matched, _) in ranked:
+        if len(hits) == limit:
+            break
         rows = find_entities(conn, key)
+        if rows[0]["id"] in shown:  # a short form or an alias of an entity already listed
+            continue
+        shown.add(rows[0]["id"])
         ids = tuple(r["id"] for r in rows)
         marks = ",".join("?" * len(ids))
         aliases = tuple(sorted({a for (a,) in conn.execute(
             f"SELECT alias FROM aliases WHERE entity_id IN ({marks})", ids)}))[:10]
-        current = fact_views(conn, FactFilter(entity_ids=ids, typed_only=True, holds_on=dt.date.today(), wing=wing),
-                             palace.registry, limit=relations)
+        stated = fact_views(conn, FactFilter(entity_ids=ids, typed_only=True, holds_on=dt.date.today(), wing=wing),
+                            palace.registry, limit=200)
+        unique: dict[tuple[str, str, str], FactView] = {}
+        for view in stated:  # one per value: a restatement in a later note is no new relation
+            unique.setdefault((view.subject.casefold(), view.predicate, view.object.casefold()), view)
+        current = list(unique.values())[:relations]
         hits.append(EntityHit(
             name=rows[0]["name"], types=tuple(dict.fromkeys(r["type"] for r in rows)), score=round(score, 4),
             matched=matched, aliases=aliases, mentions=sum(r["n"] for r in rows), relations=tuple(current)))
@@ -168,7 +178,7 @@ def _card_text(today: dt.date, cards: list[CardEntity]) -> str:
     for card in cards:
         said = []
         for view in card.facts:
-            where = f"{view.path}:{view.line}" if view.line else view.path
+            where = f"{view.path}:{view.line}" if view.line else view.path.strip("()")
             said.append(f"{view.predicate} {view.object}{_when(view)} [{where}]")
         lines.append(f"- {card.name} ({card.type}): " + ("; ".join(said) if said else "no current facts"))
     text = "\n".join(lines)

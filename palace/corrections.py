@@ -222,9 +222,12 @@ def undo(palace: "Palace", decision_id: int) -> FactDecision:
             conn.execute("UPDATE facts SET invalidated_at = ?, invalidation_reason = ? WHERE drawer_id = ?"
                          " AND invalidated_at IS NULL",
                          (now, f"withdrawn by the user (undo of decision #{decision_id})", f"user:{decision_id}"))
-        elif row["action"] == "retract":
+        elif row["action"] == "retract":  # back: the statements still in the notes; older readings stay out
             touched = conn.execute("SELECT id, subject_id, predicate FROM facts WHERE invalidation_reason LIKE ?",
                                    (_retracted(decision_id, "") + "%",)).fetchall()
+            conn.execute("UPDATE facts SET invalidation_reason = 'file changed: text no longer there'"
+                         " WHERE invalidation_reason LIKE ? AND drawer_id NOT LIKE 'user:%'"
+                         " AND drawer_id NOT IN (SELECT id FROM drawers)", (_retracted(decision_id, "") + "%",))
             conn.execute("UPDATE facts SET invalidated_at = NULL, invalidation_reason = NULL"
                          " WHERE invalidation_reason LIKE ?", (_retracted(decision_id, "") + "%",))
         elif row["action"] == "reject":

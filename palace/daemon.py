@@ -122,8 +122,10 @@ def start_daemon(palace_dir: Path, paths: Sequence[Path], *, debounce: float = 0
             *[str(Path(p).expanduser().resolve()) for p in paths], "--palace", str(palace_dir),
             "--debounce", str(debounce)] + (["--polling"] if polling else [])
     with open(log_path, "ab") as log:
+        # run from the palace folder, with the safe path (Python ≥ 3.11): a `palace/` folder
+        # where the user stands must not be imported in place of the installed package
         child = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                 cwd=palace_dir, env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONSAFEPATH": "1"})
     deadline = time.monotonic() + START_PATIENCE_S
     while time.monotonic() < deadline:  # until it has caught up, or died
         if child.poll() is not None:

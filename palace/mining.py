@@ -39,6 +39,7 @@ from palace.corrections import mark_candidates, replay
 from palace.db import store
 from palace.db.drawers import (
     insert_drawer,
+    is_forgotten,
     move_file,
     move_wing_root,
     remove_drawer,
@@ -134,6 +135,8 @@ class MineReport:
 #: a note with more new drawers than this is read after the others (the work budget),
 #: and stored in steps of this many drawers, each in its own transaction
 LARGE_NOTE_DRAWERS = 200
+#: why a note ``palace forget`` removed is not mined again
+FORGOTTEN = "forgotten (palace forget); `palace forget --allow PATH` lets it be mined again"
 #: the content hash of a note stored in part: it never equals a real one, so the next run
 #: reads the note again and only its drawers not yet stored go through the NLP
 PARTIAL = "partial"
@@ -314,6 +317,9 @@ def mine(
             break
         rel = decision.path + ("/" if decision.is_dir else "")
         seen.add(rel)
+        if not decision.is_dir and is_forgotten(conn, wing, rel):  # not even its name is recorded again
+            done(FileOutcome(rel, "skipped", FORGOTTEN))
+            continue
         if decision.action == "skip":
             previous = known.get(rel)
             if previous is not None and previous["status"] == "indexed":

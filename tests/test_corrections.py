@@ -165,3 +165,15 @@ def test_low_trust_rules_and_an_agents_writes_are_candidates(dana, tmp_path):
     palace.review(True, fact_ids=(proposed.fact_id,), proposal_ids=(retraction.id,))
     assert current(palace, "Dana Lee", "role") == [("designer", None, None, "agent")]
     assert current(palace, "Dana Lee", "works_at") == []
+
+
+def test_undoing_a_retraction_brings_back_only_what_the_notes_still_say(dana):
+    palace, notes = dana
+    retraction = palace.retract_fact(fact_id(palace, "Dana Lee", "works_at", "Initech"))
+    note = notes / "2024-03-01-sync.md"
+    for word in ("also", "again"):  # two edits: each reading of the sentence is retracted again
+        note.write_text(note.read_text().replace("She ", f"She {word} ", 1))
+        palace.mine(notes)
+    palace.undo_fact_decision(retraction.id)
+    back = palace.facts(about="Dana Lee", predicate="works_at").facts
+    assert [(f.object, f.line is not None) for f in back] == [("Initech", True)]  # one, cited in the note as it is

@@ -82,3 +82,13 @@ def test_an_alias_or_a_shouted_possessive_reaches_the_same_profile(sample_palace
     by_alias = profile(sample_palace, "Project Harbor")
     assert set(by_alias.entity_ids) == set(by_name.entity_ids) and by_alias.mentions == by_name.mentions > 0
     assert profile(sample_palace, "ALICE CHEN'S").name == "Alice Chen"
+
+
+def test_entity_search_lists_each_entity_once_with_distinct_relations(sample_palace):
+    from palace.cards import search_entities
+
+    hits = search_entities(sample_palace, "bob")
+    names = [h.name for h in hits]
+    assert names[0] == "Bob Okafor" and len(names) == len(set(names))
+    relations = [(r.subject, r.predicate, r.object) for r in hits[0].relations]
+    assert len(relations) == len(set(relations)) and ("Bob Okafor", "reports_to", "Helen Marsh") in relations

@@ -97,3 +97,15 @@ def remove_drawer(conn: sqlite3.Connection, rowid: int, drawer_id: str) -> None:
     conn.execute("DELETE FROM drawers_fts WHERE rowid = ?", (rowid,))
     conn.execute("INSERT OR IGNORE INTO vector_tombstones VALUES (?)", (drawer_id,))
     conn.execute("DELETE FROM drawers WHERE rowid = ?", (rowid,))
+
+
+def path_hash(wing: str, rel: str) -> str:
+    """The SHA-256 by which a forgotten ``wing/rel`` is remembered (``forgotten_paths``)."""
+    import hashlib
+
+    return hashlib.sha256(f"{wing}\0{rel}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def is_forgotten(conn: sqlite3.Connection, wing: str, rel: str) -> bool:
+    """Whether ``rel`` of ``wing`` was forgotten (``palace forget``) and must not be mined again."""
+    return conn.execute("SELECT 1 FROM forgotten_paths WHERE hash = ?", (path_hash(wing, rel),)).fetchone() is not None

@@ -35,6 +35,9 @@ Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_run
 - ``fact_decisions``: the user's added, retracted and confirmed facts (``palace fact``),
   each with the fact's subject, predicate, object and valid time as keys, so that a
   re-mine replays them on the facts it reads again; reversible (``reverted_at``).
+- ``forget_log``, ``forgotten_paths``: what ``palace forget`` removed (kind, a SHA-256 of
+  the target, counts, when: no forgotten content) and the hashes of the ``wing/path``
+  a re-mine skips.
 - ``vector_tombstones``: drawer ids whose vectors must leave Chroma (written in the same
   transaction that deletes the drawers, cleared once Chroma has dropped them), so a kill
   between the two stores never leaves a vector that search would return.
@@ -380,6 +383,24 @@ MIGRATIONS: list[tuple[str, str]] = [
             reverted_at       TEXT
         );
         CREATE INDEX facts_evidence ON facts(evidence) WHERE evidence NOT IN ('stated', 'inferred');
+        """,
+    ),
+    (
+        # palace forget: what was forgotten, by a hash only (the audit holds no forgotten
+        # content), and the paths a re-mine must not read again
+        "0009_forget",
+        """
+        CREATE TABLE forget_log (
+            id          INTEGER PRIMARY KEY,
+            kind        TEXT NOT NULL CHECK (kind IN ('path', 'wing', 'entity')),
+            target_hash TEXT NOT NULL,
+            counts      TEXT NOT NULL,
+            created_at  TEXT NOT NULL
+        );
+        CREATE TABLE forgotten_paths (
+            hash        TEXT PRIMARY KEY,
+            created_at  TEXT NOT NULL
+        );
         """,
     ),
 ]

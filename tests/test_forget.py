@@ -1,0 +1,98 @@
+"""`palace forget`: a forgotten note leaves no trace in any command's output nor in any
+file of the palace, and is not mined again unless the user allows it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from palace.cli.main import app
+
+SECRET = ("---\ndate: 2024-05-02\n---\n# Offsite notes\n\n"
+          "Quixotrex Zephyrine joined Acme Robotics as staff engineer. Quixotrex Zephyrine reports to Bob Okafor.\n\n"
+          "The zorblattine budget was approved by Helen Marsh.\n")
+UNIQUE = ("quixotrex", "zephyrine", "zorblattine")
+
+
+@pytest.fixture()
+def palace_with_secret(sample_copy, tmp_path):
+    notes = tmp_path / "notes"
+    shutil.copytree(sample_copy, notes, symlinks=True)
+    (notes / "journal" / "2024-05-02-offsite.md").write_text(SECRET)
+    palace_dir = tmp_path / "palace"
+    assert run("mine", str(notes), "--palace", str(palace_dir)).exit_code == 0
+    return notes, palace_dir
+
+
+def run(*args):
+    return CliRunner().invoke(app, list(args))
+
+
+def traces(palace_dir: Path) -> list[str]:
+    """The files of the palace that hold any of the unique words, in any case."""
+    found = []
+    for path in palace_dir.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes().lower()
+            if any(word.encode() in data for word in UNIQUE):
+                found.append(str(path.relative_to(palace_dir)))
+    return found
+
+
+def outputs(palace_dir: Path) -> str:
+    """What every read command prints about the palace (JSON and text)."""
+    p = ("--palace", str(palace_dir))
+    commands = [
+        ("status", "--all", "--json"), ("facts", "--all", "--limit", "5000", "--json"), ("facts", "--all"),
+        ("history", "Bob Okafor", "--all", "--json"), ("history", "Acme Robotics", "--all"),
+        ("entity", "Bob Okafor", "--json"), ("entity", "Acme Robotics"), ("changes", "--json"),
+        ("changes", "--since", "2024-01-01", "--json"), ("card", "--entities", "50", "--json"),
+        ("review", "--json"), ("fact", "decisions", "--json"), ("doctor", "--json"),
+        ("ask", "who joined Acme Robotics as staff engineer", "--json"), ("ask", "which budget was approved in May 2024"),
+    ]
+    return "\n".join(run(*c, *p).output for c in commands)
+
+
+def test_a_forgotten_note_is_in_no_output_and_no_file(palace_with_secret):
+    notes, palace_dir = palace_with_secret
+    assert traces(palace_dir) and "quixotrex" in outputs(palace_dir).lower()  # it was there
+    dry = run("forget", str(notes / "journal" / "2024-05-02-offsite.md"), "--dry-run", "--json", "--palace",
+              str(palace_dir))
+    assert dry.exit_code == 0, dry.output
+    planned = json.loads(dry.output)
+    assert traces(palace_dir)  # a dry run changes nothing
+    done = run("forget", str(notes / "journal" / "2024-05-02-offsite.md"), "--json", "--palace", str(palace_dir))
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.output)
+    assert {k: report[k] for k in ("files", "drawers", "facts", "entities")} == {
+        k: planned[k] for k in ("files", "drawers", "facts", "entities")}
+    assert report["files"] == 1 and report["facts"] >= 3 and report["entities"] >= 1
+    text = outputs(palace_dir).lower()
+    assert not [w for w in UNIQUE if w in text]
+    assert traces(palace_dir) == []  # compacted: no file keeps the text, the audit neither
+    assert "Bob Okafor" in run("entity", "Bob Okafor", "--palace", str(palace_dir)).output  # the rest stays
+
+    again = run("mine", str(notes), "--json", "--palace", str(palace_dir))
+    assert again.exit_code == 0 and json.loads(again.output)["indexed"] == 0  # not mined again
+    assert traces(palace_dir) == []
+    allowed = run("forget", str(notes / "journal" / "2024-05-02-offsite.md"), "--allow", "--palace", str(palace_dir))
+    assert allowed.exit_code == 0 and "1 forgotten note" in allowed.output
+    assert json.loads(run("mine", str(notes), "--json", "--palace", str(palace_dir)).output)["indexed"] == 1
+
+
+def test_forgetting_an_entity_or_a_wing(palace_with_secret):
+    notes, palace_dir = palace_with_secret
+    gone = run("forget", "--entity", "Quixotrex Zephyrine", "--palace", str(palace_dir))
+    assert gone.exit_code == 0, gone.output
+    missing = run("entity", "Quixotrex Zephyrine", "--palace", str(palace_dir))
+    assert missing.exit_code == 1 and "no entity named" in missing.output
+    assert "Quixotrex" not in run("facts", "--all", "--palace", str(palace_dir)).output
+    wing = run("forget", "--wing", "notes", "--json", "--palace", str(palace_dir))
+    assert wing.exit_code == 0, wing.output
+    status = json.loads(run("status", "--json", "--palace", str(palace_dir)).output)
+    assert (status["wings"], status["drawers"], status["facts"]) == ([], 0, 0)
+    assert traces(palace_dir) == []
