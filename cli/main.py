@@ -29,6 +29,7 @@ def _load_app():
     from palace.cli import facts as _facts  # noqa: F401
     from palace.cli import mcp_server as _mcp_server  # noqa: F401
     from palace.cli import mine as _mine  # noqa: F401
+    from palace.cli import portable as _portable  # noqa: F401
     from palace.cli import serve as _serve  # noqa: F401
     from palace.cli import status as _status  # noqa: F401
     from palace.cli import watch as _watch  # noqa: F401
