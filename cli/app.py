@@ -155,7 +155,7 @@ def render_fact(out, fact, prefix: str = "") -> None:
     evidence = getattr(fact, "evidence", "stated")
     state += "" if evidence == "stated" else f" ({evidence})"  # inferred, user, confirmed, agent
     out.print(f"  {prefix}{escape(fact.subject)} [bold]{escape(fact.predicate)}[/] {escape(fact.object)}"
-              f"  [dim]{valid}{state}  {escape(cite(fact))}[/]")
+              f"  [dim]{valid}{escape(state)}  {escape(cite(fact))}[/]")
 
 
 def render_changes(out, changes) -> None:

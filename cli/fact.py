@@ -149,7 +149,9 @@ def review_list(
     or by a low-trust rule) with their provenance, and an agent's proposed retractions."""
     if ctx.invoked_subcommand is not None:
         return
-    from palace.cli.app import render_fact, console
+    from rich.markup import escape
+
+    from palace.cli.app import console, render_fact
     from palace.core import Palace
 
     with Palace.open(palace_dir, create=False) as palace:
@@ -162,7 +164,7 @@ def review_list(
         out.print("nothing awaits review")
     for fact in pending.candidates:
         rule = fact.extractor.split("/", 1)[-1]
-        out.print(f"#{fact.id} [{fact.evidence}, rule {rule}]", end="")
+        out.print(f"#{fact.id} ({escape(fact.evidence)}, rule {escape(rule)})", end="")
         render_fact(out, fact)
     for proposal in pending.proposals:
         _print(proposal, False)

@@ -65,10 +65,15 @@ def _render(result, as_json: bool) -> None:
     out = console(highlight=False, soft_wrap=not sys.stdout.isatty())
     if not result.facts:
         out.print("no facts")
+    if result.pending_review:
+        out.print(f"[magenta]{result.pending_review} candidate fact{'' if result.pending_review == 1 else 's'} about"
+                  f" this await review, not counted here (palace review)[/]")
     for f in result.facts:
         when = f"{f.valid_from or '?'} → {f.valid_to or 'now'}"
         mark = {"current": "", "ended": " [yellow]ended[/]", "superseded": f" [yellow]superseded by #{f.superseded_by}[/]",
-                "invalidated": f" [red]invalidated {f.invalidated_at}: {escape(f.invalidation_reason or '')}[/]"}[f.state]
+                "invalidated": f" [red]invalidated {f.invalidated_at}: {escape(f.invalidation_reason or '')}[/]",
+                "candidate": " [magenta]candidate, awaiting review (palace review)[/]",
+                "rejected": f" [red]{escape(f.invalidation_reason or 'rejected')}[/]"}[f.state]
         if f.conflicts_with:
             mark += f" [red]conflicts with {', '.join(f'#{i}' for i in f.conflicts_with)}[/]"
         out.print(f"#{f.id} [bold]{escape(f.subject)}[/] –{f.predicate}→ [bold]{escape(f.object or '(whatever held)')}[/]  "

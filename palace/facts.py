@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from palace.db.entities import find_entities
-from palace.db.facts import FactFilter, FactView, any_fact, fact_views
+from palace.db.facts import FactFilter, FactView, any_fact, count_facts, fact_views
 from palace.errors import UsageError
 
 if TYPE_CHECKING:
@@ -27,6 +27,9 @@ class FactsResult:
     known_at: str | None
     history: bool
     facts: tuple[FactView, ...]
+    #: candidates about the same name (and predicate) awaiting review: never among
+    #: ``facts`` unless ``history`` lists them, counted apart (``palace review``)
+    pending_review: int = 0
 
     def to_json(self) -> str:
         """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
@@ -80,4 +83,6 @@ def facts(
         # statement of the same value covers the day too, that one says it
         dated = {(v.subject, v.predicate, v.object.casefold()) for v in views if v.valid_from}
         views = tuple(v for v in views if v.valid_from or (v.subject, v.predicate, v.object.casefold()) not in dated)
-    return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views)
+    pending = count_facts(palace.conn, FactFilter(entity_ids=ids, value=value, predicate=predicate,
+                                                  typed_only=True, wing=wing, candidates=True), palace.registry)
+    return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views, pending)

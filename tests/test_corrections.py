@@ -177,3 +177,21 @@ def test_undoing_a_retraction_brings_back_only_what_the_notes_still_say(dana):
     palace.undo_fact_decision(retraction.id)
     back = palace.facts(about="Dana Lee", predicate="works_at").facts
     assert [(f.object, f.line is not None) for f in back] == [("Initech", True)]  # one, cited in the note as it is
+
+
+def test_candidates_are_counted_apart_and_shown_in_history(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-03-01-sync.md").write_text("# Sync\n\nDana Lee works at Initech.\n")
+    (tmp_path / "palace").mkdir()
+    (tmp_path / "palace" / "config.json").write_text(json.dumps({"wings": {"notes": {"trust": "untrusted"}}}))
+    run = lambda *args: CliRunner().invoke(app, [*args, "--palace", str(tmp_path / "palace")])  # noqa: E731
+    assert run("mine", str(notes)).exit_code == 0
+    listed = run("facts", "--about", "Dana Lee")
+    assert listed.exit_code == 0 and "no facts" in listed.output and "1 candidate fact about this await review" in listed.output
+    data = json.loads(run("facts", "--about", "Dana Lee", "--json").output)
+    assert (data["facts"], data["pending_review"]) == ([], 1)
+    history = run("history", "Dana Lee")
+    assert history.exit_code == 0 and "candidate, awaiting review" in history.output
+    review = run("review")
+    assert "Dana Lee" in review.output and "rule" in review.output
