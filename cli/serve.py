@@ -305,7 +305,7 @@ def _same_user(sock: socket.socket) -> bool:
 @app.command()
 @guarded
 def serve(palace_dir: Optional[Path] = PalaceOption) -> None:
-    """Answer `palace ask`, `status`, `facts`, `history`, `entity` and `changes` from this
+    """Answer `palace ask`, `status`, `facts`, `history`, `entity`, `changes` and `card` from this
     warm process until Ctrl-C or SIGTERM, for scripts and agents (a watcher does the same
     while it runs). Their output is the same; they answer in a tenth of the time."""
     from palace.core import Palace
