@@ -17,7 +17,7 @@ def forget(
     path: Optional[str] = typer.Argument(None, help="A note, or a folder of notes, under a mined root."),
     wing: Optional[str] = typer.Option(None, "--wing", help="Forget a whole wing."),
     entity: Optional[str] = typer.Option(None, "--entity", help="Forget an entity (its notes stay)."),
-    allow: bool = typer.Option(False, "--allow", help="Let the forgotten notes at PATH be mined again."),
+    allow: bool = typer.Option(False, "--allow", help="Let the forgotten notes at PATH (or of --wing) be mined again."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Say what would go; change nothing."),
     palace_dir: Optional[Path] = PalaceOption,
     as_json: bool = typer.Option(False, "--json", help="Print as one JSON object."),
@@ -35,10 +35,9 @@ def forget(
     where = resolve_palace_path(palace_dir)
     with Palace.open(where, create=False) as palace:
         if allow:
-            if path is None:
-                raise typer.BadParameter("--allow needs the PATH that was forgotten")
-            count = allow_again(palace, path)
-            typer.echo(f"{count} forgotten note{'' if count == 1 else 's'} at {path} may be mined again")
+            count = allow_again(palace, path, wing=wing)
+            typer.echo(f"{count} forgotten note{'' if count == 1 else 's'} at {path or 'wing ' + str(wing)}"
+                       f" may be mined again")
             return
         with sole_writer(where, "forget") if not dry_run else _nothing():
             report = forget_now(palace, path=path, wing=wing, entity=entity, dry_run=dry_run)

@@ -82,11 +82,14 @@ def build_server(palace, *, wing: str | None = None):
         except PalaceError as exc:
             raise ToolError(_said(exc)) from None
 
+    def said(exc: PalaceError) -> str:  # a hint may name what other wings hold: none when limited to one
+        return exc.message if wing is not None else _said(exc)
+
     def call(fn, *args, **kwargs) -> Any:
         try:
             return to_data(fn(*args, **kwargs))
         except PalaceError as exc:  # the agent reads what a person would: the error and its hint
-            raise ToolError(_said(exc)) from None
+            raise ToolError(said(exc)) from None
 
     @server.tool()
     def ask(question: str, top_k: int = 10, now: Optional[str] = None, since: Optional[str] = None,
@@ -111,7 +114,13 @@ def build_server(palace, *, wing: str | None = None):
         for name in names[:20]:
             if wing is not None and not call(_mentioned_in, palace, name, wing):
                 raise ToolError(f"no entity named {name!r} in wing {wing!r}")
-            cards.append(call(palace.entity, name))
+            card = call(palace.entity, name)
+            if wing is not None:  # only what this wing holds: its facts and mentions, no neighbours from elsewhere
+                card["current"] = [f for f in card["current"] if f["wing"] == wing]
+                card["recent"] = [c for c in card["recent"] if c["wing"] == wing]
+                card["related"], card["degree"], card["ambiguous_with"] = [], 0, []
+                card["limited_to_wing"] = wing
+            cards.append(card)
         return cards
 
     @server.tool()
@@ -147,7 +156,7 @@ def build_server(palace, *, wing: str | None = None):
         try:
             return _card(palace, tuple(names or ()), entities, facts, wing).text
         except PalaceError as exc:
-            raise ToolError(_said(exc)) from None
+            raise ToolError(said(exc)) from None
 
     agent_commits = _agent_writes(palace.path) == "commit"
 
@@ -164,7 +173,7 @@ def build_server(palace, *, wing: str | None = None):
         from palace.corrections import observe
 
         return written(call_raw(observe, palace, entity, text, valid_from=day(since, "since"), by="agent",
-                                candidate=not agent_commits))
+                                candidate=not agent_commits, wing=wing))
 
     @server.tool()
     def relate(subject: str, predicate: str, object: str, since: Optional[str] = None,
@@ -184,13 +193,17 @@ def build_server(palace, *, wing: str | None = None):
         The user accepts or rejects the proposal, unless the palace lets agents commit."""
         from palace.corrections import retract_fact
 
+        if wing is not None:  # a fact of another wing is as unknown as a missing one: its content stays there
+            row = palace.conn.execute("SELECT wing FROM facts WHERE id = ?", (fact_id,)).fetchone()
+            if row is None or row["wing"] != wing:
+                raise ToolError(f"no fact #{fact_id} in wing {wing!r}")
         return written(call_raw(retract_fact, palace, fact_id, reason=reason, by="agent", pending=not agent_commits))
 
     def call_raw(fn, *args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except PalaceError as exc:
-            raise ToolError(_said(exc)) from None
+            raise ToolError(said(exc)) from None
 
     return server
 

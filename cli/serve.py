@@ -128,6 +128,8 @@ class Server:
         self.path = Path(palace.path)
         self.socket = socket_path(self.path)
         self.requests = 0
+        self._active = 0
+        self._idle = threading.Condition()
         self._lock_fd: int | None = None
         self._server: socketserver.ThreadingMixIn | None = None
         self._thread: threading.Thread | None = None
@@ -178,8 +180,9 @@ class Server:
             raise
         log.info("serving %s on %s", self.path, self.socket)
 
-    def stop(self) -> None:
-        """Stop answering, remove the socket and drop the lock (the handle stays open)."""
+    def stop(self, patience_s: float = 30.0) -> None:
+        """Stop answering, let the requests in flight finish (at most ``patience_s``
+        seconds), remove the socket and drop the lock (the handle stays open)."""
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -188,6 +191,8 @@ class Server:
                 os.unlink(self.socket)
             except FileNotFoundError:
                 pass
+            with self._idle:
+                self._idle.wait_for(lambda: self._active == 0, timeout=patience_s)
         if self._lending is not None:
             self._lending.__exit__(None, None, None)
             self._lending = None
@@ -209,9 +214,19 @@ class Server:
         reason}`` when the client must run the command itself."""
         if request.get("info") is True:
             return {"palace": str(self.path), "pid": os.getpid(), "requests": self.requests, "code": self._code}
-        refused = self._refusal(request)
+        refused = self._refusal(request) or (None if self._server is not None else "stopping")
         if refused:
             return {"refused": refused}
+        with self._idle:
+            self._active += 1
+        try:
+            return self._answer(request)
+        finally:
+            with self._idle:
+                self._active -= 1
+                self._idle.notify_all()
+
+    def _answer(self, request: dict) -> dict:
         tty = request.get("tty") or {}
         env = {str(k): str(v) for k, v in (request.get("env") or {}).items()}
         width = request.get("columns")
@@ -223,7 +238,8 @@ class Server:
         stdout.capture(out, bool(tty.get("stdout")))
         stderr.capture(err, bool(tty.get("stderr")))
         try:
-            code = self._run(list(request["argv"]) + ["--palace", str(self.path)])
+            argv = list(request["argv"])  # --palace right after the command: a trailing option must not take it
+            code = self._run(argv[:1] + ["--palace", str(self.path)] + argv[1:])
         finally:
             stdout.capture(None)
             stderr.capture(None)

@@ -358,19 +358,21 @@ class Referent:
 #: holding one yields no typed fact, whatever its other sentences say, since an attacker
 #: writes the instruction and the planted "fact" side by side.
 _INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|"
-    r"all|any|your|the)\b[^.!?\n]{0,25}?\b(?:instructions?|prompts?|rules|directions|guidelines|context)\b"
-    r"|\byou are (?:now )?(?:an? |the )?(?:ai|assistant|language model|llm|chatbot)\b"
-    r"|\b(?:system prompt|jailbreak|developer mode|new instructions\s*:)"
-    r"|\b(?:as an ai|pretend (?:to be|you are)|from now on,? you (?:will|must|are))\b"
-    r"|^\s*(?:system|assistant)\s*:",
-    re.IGNORECASE | re.MULTILINE,
+    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,30}?\b(?:previous|prior|above|earlier|preceding|"
+    r"all (?:previous |prior |above |earlier )?|any (?:previous |prior )?)\s*(?:instructions|prompts?|directives)\b"
+    r"|\byou are now (?:an? |the )?(?:ai|assistant|language model|llm|chatbot)\b"
+    r"|\b(?:system prompt|jailbreak mode|developer mode enabled|new instructions\s*:)"
+    r"|\bas an ai (?:language model|assistant)\b",
+    re.IGNORECASE,
 )
 
 
 def instructs(text: str) -> bool:
     """Whether ``text`` tries to instruct a program that reads it ("Ignore all previous
-    instructions…", "You are now an assistant that…", "system: …"). Such text is
+    instructions…", "You are now an assistant that…", "system prompt"). Narrow on
+    purpose: "ignore the old linter rules", "Assistant: Jane Doe" or "System: macOS 14"
+    are notes, not instructions; the defence against planted facts is review (untrusted
+    wings, candidates), this only keeps the plainest injections out of the graph. Such text is
     never a fact (:meth:`palace.nlp.extraction.Extractor.extract_many` drops the typed
     facts of its drawer); its names stay searchable."""
     return bool(_INSTRUCTION.search(text))

@@ -150,14 +150,14 @@ OBSERVATION_SPEC = _observation_spec()
 
 
 def observe(palace: "Palace", entity: str, text: str, *, valid_from: dt.date | None = None,
-            by: str = "user", candidate: bool = False) -> FactDecision:
+            by: str = "user", candidate: bool = False, wing: str | None = None) -> FactDecision:
     """Attach a free statement ("prefers email over phone", "timezone is CET") to
     ``entity``, valid from ``valid_from``: a fact of predicate :data:`OBSERVATION`
     whose value is the text. It shows on the entity's card and can be retracted like
     any fact. Raises :class:`UsageError` for an empty text."""
     if not text.strip():
         raise UsageError("an observation needs a text", hint='palace observe "Alice Chen" "prefers email"')
-    return add_fact(palace, entity, OBSERVATION, text, valid_from=valid_from, by=by, candidate=candidate)
+    return add_fact(palace, entity, OBSERVATION, text, valid_from=valid_from, by=by, candidate=candidate, wing=wing)
 
 
 def retract_fact(palace: "Palace", fact_id: int, *, reason: str = "", by: str = "user",
@@ -235,9 +235,10 @@ def undo(palace: "Palace", decision_id: int) -> FactDecision:
                                    (_rejected(decision_id, "") + "%",)).fetchall()
             conn.execute("UPDATE facts SET invalidation_reason = ? WHERE invalidation_reason LIKE ?",
                          (CANDIDATE, _rejected(decision_id, "") + "%"))
-        elif row["action"] == "accept":  # back to a candidate, with the evidence it had
+        elif row["action"] == "accept":  # back to a candidate: the fact it accepted, and where the wing's trust says so
             previous = row["previous_evidence"] or "stated"
-            touched = _matching(conn, row, evidence=("confirmed", previous))
+            touched = [t for t in _matching(conn, row, evidence=("confirmed", previous))
+                       if t["id"] == row["fact_id"] or _needs_review(conn, palace.path, t["id"])]
             conn.execute(f"UPDATE facts SET invalidated_at = recorded_at, invalidation_reason = ?, evidence = ?"
                          f" WHERE id IN ({','.join('?' * len(touched))})",
                          (CANDIDATE, previous, *[t["id"] for t in touched]))
@@ -259,17 +260,17 @@ def replay(conn, registry: dict) -> int:
     for row in conn.execute("SELECT * FROM fact_decisions WHERE reverted_at IS NULL AND pending = 0"
                             " AND action != 'add' ORDER BY id").fetchall():
         if row["action"] in ("accept", "reject"):
-            found = _matching(conn, row, evidence=("stated", "inferred"), candidates=True)
-            if found and row["action"] == "accept":
+            found = _matching(conn, row, evidence=("stated", "inferred", "user", "agent"), candidates=True)
+            if found and row["action"] == "accept":  # a mined fact becomes confirmed; a user's or agent's keeps its own
                 conn.execute(f"UPDATE facts SET invalidated_at = NULL, invalidation_reason = NULL,"
-                             f" evidence = 'confirmed' WHERE id IN ({','.join('?' * len(found))})",
-                             [f["id"] for f in found])
+                             f" evidence = CASE WHEN evidence IN ('stated', 'inferred') THEN 'confirmed' ELSE evidence END"
+                             f" WHERE id IN ({','.join('?' * len(found))})", [f["id"] for f in found])
                 groups |= {(f["subject_id"], f["predicate"]) for f in found}
             elif found:
                 conn.execute(f"UPDATE facts SET invalidation_reason = ? WHERE id IN ({','.join('?' * len(found))})",
                              (_rejected(row["id"], row["note"]), *[f["id"] for f in found]))
         elif row["action"] == "retract":
-            found = _matching(conn, row, evidence=("stated", "inferred", "confirmed"))
+            found = _matching(conn, row, evidence=EVIDENCE)
             if found:
                 conn.execute(f"UPDATE facts SET invalidated_at = ?, invalidation_reason = ?"
                              f" WHERE id IN ({','.join('?' * len(found))})",
@@ -350,7 +351,14 @@ def review(palace: "Palace", accept: bool, *, fact_ids: tuple[int, ...] = (), pr
                 raise UsageError(f"decision #{proposal} is no pending proposal", hint="palace review lists them")
             if accept:
                 conn.execute("UPDATE fact_decisions SET pending = 0 WHERE id = ?", (proposal,))
-                _apply_retraction(conn, proposal, row["fact_id"], row["note"], palace.registry)
+                targets = [row["fact_id"]] if row["fact_id"] is not None and conn.execute(
+                    "SELECT 1 FROM facts WHERE id = ? AND invalidated_at IS NULL", (row["fact_id"],)).fetchone() \
+                    else [f["id"] for f in _matching(conn, row, evidence=EVIDENCE)]  # an imported proposal: by its keys
+                if not targets:
+                    raise UsageError(f"the fact decision #{proposal} proposes to retract is not in this palace",
+                                     hint=f"reject it: palace review reject {proposal}")
+                for target in targets:
+                    _apply_retraction(conn, proposal, target, row["note"], palace.registry)
             else:
                 conn.execute("UPDATE fact_decisions SET reverted_at = ? WHERE id = ?", (now, proposal))
             done.append(proposal)
@@ -370,6 +378,15 @@ def wing_trust(palace_dir, wing: str) -> tuple[bool, frozenset[str]]:
         raise ConfigError(f'config.json: wing {wing!r}: "trust" is "trusted" or "untrusted" and "low_trust_rules"'
                           f" a list of rule names", hint='{"wings": {"inbox": {"trust": "untrusted"}}}')
     return trust == "untrusted", frozenset(str(r) for r in rules)
+
+
+def _needs_review(conn, palace_dir, fact_id: int) -> bool:
+    """Whether the wing's trust settings make a mined fact a candidate."""
+    row = conn.execute("SELECT wing, extractor, evidence FROM facts WHERE id = ?", (fact_id,)).fetchone()
+    if row is None or row["evidence"] in ("user", "agent"):
+        return False
+    untrusted, rules = wing_trust(palace_dir, row["wing"])
+    return untrusted or row["extractor"].split("/", 1)[-1] in rules
 
 
 def mark_candidates(conn, palace_dir, wing: str, registry: dict) -> int:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING
 from palace.db import store
 from palace.db.drawers import path_hash, remove_drawer
 from palace.db.entities import find_entities
-from palace.errors import UsageError
+from palace.errors import PalaceError, UsageError
 from palace.temporal import apply_timelines, recorded_now
 
 if TYPE_CHECKING:
@@ -55,20 +56,34 @@ class ForgetReport:
     paths: tuple[str, ...] = field(default=(), repr=False)
 
 
-def allow(palace: "Palace", path: str) -> int:
-    """Let the forgotten notes at ``path`` (a file or folder under a wing's root, as
-    given to :func:`forget`) be mined again. Returns how many were blocked."""
-    resolved = Path(path).expanduser().resolve()
-    wings = palace.conn.execute("SELECT DISTINCT wing, root FROM files").fetchall()
-    hashes = []
-    for wing, root in wings:
-        try:
-            rel = resolved.relative_to(Path(root)).as_posix()
-        except ValueError:
-            continue
-        hashes.append(path_hash(wing, rel))
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _scopes(root: str, wing: str, rel: str) -> str:
+    """The hashes a forgotten note is found by for ``--allow``: its root with each folder
+    prefix of ``rel`` and ``rel`` itself, and its wing."""
+    parts = rel.split("/")
+    prefixes = [""] + ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    return " ".join([_digest(f"{root}\0{prefix}") for prefix in prefixes] + [_digest(f"wing\0{wing}")])
+
+
+def allow(palace: "Palace", path: str | None = None, *, wing: str | None = None) -> int:
+    """Let the forgotten notes at ``path`` (a note or a folder, as given to
+    :func:`forget`), or of ``wing``, be mined again. Returns how many were blocked."""
+    if wing is not None:
+        wanted = [_digest(f"wing\0{wing}")]
+    elif path is not None:
+        resolved = Path(path).expanduser().resolve()
+        wanted = []
+        for root in [resolved, *resolved.parents]:  # whichever folder was the root, the hash says
+            rel = resolved.relative_to(root).as_posix()
+            wanted.append(_digest(f"{root}\0{'' if rel == '.' else rel}"))
+    else:
+        raise UsageError("--allow needs the PATH or the --wing that was forgotten")
     with store.transaction(palace.conn):
-        return sum(palace.conn.execute("DELETE FROM forgotten_paths WHERE hash = ?", (h,)).rowcount for h in hashes)
+        return sum(palace.conn.execute("DELETE FROM forgotten_paths WHERE instr(scopes, ?) > 0", (digest,)).rowcount
+                   for digest in wanted)
 
 
 def forget(palace: "Palace", *, path: str | None = None, wing: str | None = None, entity: str | None = None,
@@ -84,7 +99,7 @@ def forget(palace: "Palace", *, path: str | None = None, wing: str | None = None
     if entity is not None:
         return _forget_entity(palace, entity, dry_run)
     if wing is not None:
-        rows = conn.execute("SELECT id, wing, path FROM files WHERE wing = ?", (wing,)).fetchall()
+        rows = conn.execute("SELECT id, wing, path, root FROM files WHERE wing = ?", (wing,)).fetchall()
         if not rows:
             raise UsageError(f"no wing {wing!r} in this palace", hint="palace status lists the wings")
         kind, target = "wing", wing
@@ -112,8 +127,9 @@ def forget(palace: "Palace", *, path: str | None = None, wing: str | None = None
             gone = _delete_unsupported(conn)
             if dry_run:
                 raise _DryRun(ForgetReport(dry_run=True, entities=gone, decisions=decisions, **report))
-            conn.executemany("INSERT OR IGNORE INTO forgotten_paths (hash, created_at) VALUES (?, ?)",
-                             [(path_hash(w, p), now) for w, p in places])
+            conn.executemany("INSERT OR REPLACE INTO forgotten_paths (hash, scopes, created_at) VALUES (?, ?, ?)",
+                             [(path_hash(r["wing"], r["path"]), _scopes(r["root"], r["wing"], r["path"]), now)
+                              for r in rows])
             for name in wings:
                 store.set_meta(conn, f"resolution_pending:{name}", now)
             audit = _audit(conn, kind, target, now, files=len(rows), drawers=len(drawers), facts=len(facts),
@@ -186,7 +202,7 @@ def _files_at(conn, path: str):
             continue
         rel = "" if rel == "." else rel
         found += conn.execute(
-            "SELECT id, wing, path FROM files WHERE wing = ? AND (path = ? OR ? = '' OR path LIKE ? ESCAPE '\\')",
+            "SELECT id, wing, path, root FROM files WHERE wing = ? AND (path = ? OR ? = '' OR path LIKE ? ESCAPE '\\')",
             (wing, rel, rel, rel.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%")).fetchall()
     if not found:
         raise UsageError(f"no mined note at {path}", hint="give the path of a note or folder under a mined root"
@@ -283,4 +299,10 @@ def compact(palace: "Palace") -> None:
     with store.transaction(conn):
         conn.execute("INSERT INTO drawers_fts(drawers_fts) VALUES ('optimize')")
     conn.execute("VACUUM")
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    for _ in range(50):  # a reader in flight (a served command) keeps the log: wait for it
+        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        if not busy:
+            return
+        time.sleep(0.1)
+    raise PalaceError("the store was compacted, but a reader kept the write-ahead log from being emptied",
+                      hint="run `palace forget` again when no command reads the palace (stop `palace serve`)")

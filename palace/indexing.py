@@ -60,7 +60,7 @@ def unembedded(conn, file_id: int | None = None) -> list[tuple[str, str, str, di
     for row in conn.execute(sql + " ORDER BY d.rowid", params):
         heading = tuple(json.loads(row["heading_path"]))
         meta = {
-            "wing": row["wing"], "room": row["room"], "path": row["path"], "embed_hash": row["embed_hash"],
+            "wing": row["wing"], "room": row["room"], "embed_hash": row["embed_hash"],  # no path: forget leaves none
             "date_start": date_number(row["date_start"]), "date_end": date_number(row["date_end"]),
         }
         out.append((row["id"], embed_input(row["title"], heading, row["text"]), row["embed_hash"], meta))

@@ -155,11 +155,14 @@ WORKER_MB = 400
 def nlp_processes(drawers: int, palace_dir: Path) -> int:
     """How many processes read the NLP of a run with ``drawers`` new drawers.
 
-    ``$PALACE_NLP_PROCESSES`` or ``config.json``'s ``"nlp_processes"`` when set (raises
-    :class:`ConfigError` unless a whole number ≥ 1). Otherwise 1 — this process — on a
-    machine with two cores or fewer (spaCy and the embedding thread already keep one
-    core each) or for fewer than :data:`PARALLEL_MIN_DRAWERS` drawers; else one per core
-    but the embedder's, no more than the free memory holds at :data:`WORKER_MB` each."""
+    1 — this process — for fewer than :data:`PARALLEL_MIN_DRAWERS` drawers (a watcher's
+    save), whatever the settings. Else ``$PALACE_NLP_PROCESSES`` or ``config.json``'s
+    ``"nlp_processes"`` when set (raises :class:`ConfigError` unless a whole number ≥ 1);
+    else 1 on a machine with two cores or fewer (spaCy and the embedding thread already
+    keep one core each), and one per core but the embedder's, no more than the free
+    memory holds at :data:`WORKER_MB` each."""
+    if drawers < PARALLEL_MIN_DRAWERS:  # a watcher's save: no worker is worth starting, whatever the setting
+        return 1
     raw = os.environ.get("PALACE_NLP_PROCESSES") or read_config(palace_dir).get("nlp_processes")
     if raw is not None:
         try:
@@ -171,7 +174,7 @@ def nlp_processes(drawers: int, palace_dir: Path) -> int:
                               hint="set it in config.json or $PALACE_NLP_PROCESSES, e.g. 4") from None
         return wanted
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if cores <= 2 or drawers < PARALLEL_MIN_DRAWERS:
+    if cores <= 2:
         return 1
     return max(1, min(cores - 1, _available_mb() // WORKER_MB))
 

@@ -169,9 +169,9 @@ def import_decisions(palace: "Palace", path: Path) -> ImportReport:
 
 
 def _was_candidate(data: dict, decision: dict) -> bool:
-    """Whether the fact an ``add`` made was still a candidate when exported."""
+    """Whether the fact an ``add`` made was a candidate (pending or rejected) when exported."""
     fact = next((f for f in data.get("facts", []) if f.get("id") == decision.get("fact_id")), None)
-    return fact is not None and fact.get("state") == "candidate"
+    return fact is not None and fact.get("state") in ("candidate", "rejected")  # a rejection is replayed after
 
 
 def _day(text: str | None) -> dt.date | None:

@@ -15,7 +15,7 @@ from palace.cli.main import app
 SECRET = ("---\ndate: 2024-05-02\n---\n# Offsite notes\n\n"
           "Quixotrex Zephyrine joined Acme Robotics as staff engineer. Quixotrex Zephyrine reports to Bob Okafor.\n\n"
           "The zorblattine budget was approved by Helen Marsh.\n")
-UNIQUE = ("quixotrex", "zephyrine", "zorblattine")
+UNIQUE = ("quixotrex", "zephyrine", "zorblattine", "2024-05-02-offsite")  # its words and its file name
 
 
 @pytest.fixture()
@@ -79,7 +79,7 @@ def test_a_forgotten_note_is_in_no_output_and_no_file(palace_with_secret):
     again = run("mine", str(notes), "--json", "--palace", str(palace_dir))
     assert again.exit_code == 0 and json.loads(again.output)["indexed"] == 0  # not mined again
     assert traces(palace_dir) == []
-    allowed = run("forget", str(notes / "journal" / "2024-05-02-offsite.md"), "--allow", "--palace", str(palace_dir))
+    allowed = run("forget", str(notes / "journal"), "--allow", "--palace", str(palace_dir))  # its folder
     assert allowed.exit_code == 0 and "1 forgotten note" in allowed.output
     assert json.loads(run("mine", str(notes), "--json", "--palace", str(palace_dir)).output)["indexed"] == 1
 
@@ -96,3 +96,8 @@ def test_forgetting_an_entity_or_a_wing(palace_with_secret):
     status = json.loads(run("status", "--json", "--palace", str(palace_dir)).output)
     assert (status["wings"], status["drawers"], status["facts"]) == ([], 0, 0)
     assert traces(palace_dir) == []
+    assert json.loads(run("mine", str(notes), "--json", "--palace", str(palace_dir)).output)["indexed"] == 0
+    lifted = run("forget", "--wing", "notes", "--allow", "--palace", str(palace_dir))
+    forgotten = json.loads(wing.output)["files"]  # every file the wing recorded, skipped ones too
+    assert lifted.exit_code == 0 and f"{forgotten} forgotten notes" in lifted.output
+    assert json.loads(run("mine", str(notes), "--json", "--palace", str(palace_dir)).output)["indexed"] == 51

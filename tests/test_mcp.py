@@ -136,3 +136,27 @@ def test_an_agents_writes_are_candidates_until_the_user_accepts(mined_sample, tm
         assert [d.fact_id for d in review.proposals] == [helen]
         palace.review(True, fact_ids=tuple(f.id for f in review.candidates))
         assert [f.object for f in palace.facts(about="Bob Okafor", predicate="role").facts] == ["director"]
+
+
+@pytest.mark.slow
+def test_a_server_limited_to_one_wing_shows_nothing_of_another(mined_sample, tmp_path):
+    from palace.core import Palace
+
+    palace_dir = tmp_path / "p"
+    shutil.copytree(mined_sample[0], palace_dir)
+    diary = tmp_path / "diary"
+    diary.mkdir()
+    (diary / "2025-02-01.md").write_text("# Private\n\nBob Okafor works at Zorblat Clinic.\n")
+    (palace_dir / "config.json").write_text(json.dumps({"wings": {"diary": {"private": True}}}))
+    with Palace.open(palace_dir, create=False) as palace:
+        palace.mine(diary)
+        (secret,) = [f.id for f in palace.facts(about="Bob Okafor", predicate="works_at").facts
+                     if f.object == "Zorblat Clinic"]
+    _, (nodes, retract, card) = call_all(palace_dir, [
+        ("open_nodes", {"names": ["Bob Okafor"]}), ("retract", {"fact_id": secret, "reason": "probe"}),
+        ("profile_card", {"names": ["Bob Okafor"]})], ("--wing", "sample"))
+    assert "Zorblat" not in json.dumps(structured(nodes)) and structured(nodes)[0]["limited_to_wing"] == "sample"
+    assert retract.is_error and retract.content[0].text.endswith(f"no fact #{secret} in wing 'sample'")
+    assert "Zorblat" not in structured(card)
+    with Palace.open(palace_dir, create=False) as palace:
+        assert palace.pending_review().proposals == ()  # the probe wrote nothing

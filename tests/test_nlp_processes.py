@@ -46,12 +46,13 @@ def test_a_run_gets_one_process_unless_the_machine_has_cores_to_spare(monkeypatc
     monkeypatch.setattr(mining, "_available_mb", lambda: 1_300)
     assert mining.nlp_processes(100_000, tmp_path) == 3  # as many as the free memory holds
     (tmp_path / "config.json").write_text('{"nlp_processes": 2}')
-    assert mining.nlp_processes(100, tmp_path) == 2
+    assert mining.nlp_processes(100_000, tmp_path) == 2
+    assert mining.nlp_processes(100, tmp_path) == 1  # a save never starts workers, whatever the setting
     monkeypatch.setenv("PALACE_NLP_PROCESSES", "4")
-    assert mining.nlp_processes(100, tmp_path) == 4
+    assert mining.nlp_processes(100_000, tmp_path) == 4
     monkeypatch.setenv("PALACE_NLP_PROCESSES", "many")
     with pytest.raises(ConfigError):
-        mining.nlp_processes(100, tmp_path)
+        mining.nlp_processes(100_000, tmp_path)
 
 
 @pytest.mark.slow
@@ -66,6 +67,7 @@ def test_a_mine_with_worker_processes_holds_what_a_mine_without_holds(mined_samp
             " LEFT JOIN entities o ON o.id = f.object_id ORDER BY 1, 2, 3, 4, 6").fetchall()
 
     monkeypatch.setenv("PALACE_NLP_PROCESSES", "2")
+    monkeypatch.setattr(mining, "PARALLEL_MIN_DRAWERS", 0)  # the sample corpus is small
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(sample_copy, wing="sample")
         spread = [tuple(r) for r in graph(palace)]

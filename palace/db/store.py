@@ -37,7 +37,8 @@ Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_run
   re-mine replays them on the facts it reads again; reversible (``reverted_at``).
 - ``forget_log``, ``forgotten_paths``: what ``palace forget`` removed (kind, a SHA-256 of
   the target, counts, when: no forgotten content) and the hashes of the ``wing/path``
-  a re-mine skips.
+  a re-mine skips, with the hashes of the folders and the wing holding it (``scopes``,
+  so that ``--allow`` can lift a folder or a wing).
 - ``vector_tombstones``: drawer ids whose vectors must leave Chroma (written in the same
   transaction that deletes the drawers, cleared once Chroma has dropped them), so a kill
   between the two stores never leaves a vector that search would return.
@@ -399,6 +400,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         CREATE TABLE forgotten_paths (
             hash        TEXT PRIMARY KEY,
+            scopes      TEXT NOT NULL DEFAULT '',
             created_at  TEXT NOT NULL
         );
         """,
