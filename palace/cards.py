@@ -179,7 +179,8 @@ def _card_text(today: dt.date, cards: list[CardEntity]) -> str:
         said = []
         for view in card.facts:
             where = f"{view.path}:{view.line}" if view.line else view.path.strip("()")
-            said.append(f"{view.predicate} {view.object}{_when(view)} [{where}]")
+            evidence = "" if view.evidence == "stated" else f" ({view.evidence})"  # inferred, user, confirmed, agent
+            said.append(f"{view.predicate} {view.object}{_when(view)}{evidence} [{where}]")
         lines.append(f"- {card.name} ({card.type}): " + ("; ".join(said) if said else "no current facts"))
     text = "\n".join(lines)
     if len(text) > CARD_MAX_CHARS:

@@ -103,7 +103,7 @@ def test_the_card_prints_current_facts_within_its_budget(mined_sample):
     assert result.exit_code == 0, result.output
     lines = result.output.strip().splitlines()
     assert lines[1] == "- Bob Okafor (PERSON): reports_to Helen Marsh since 2024-07-01 [journal/2024-12-31-year-in-review.md:40]"
-    assert lines[2] == "- Alice Chen (PERSON): role tech lead since 2025-03-08 [journal/2025.03.08.md:1]"
+    assert lines[2] == "- Alice Chen (PERSON): role tech lead since 2025-03-08 (inferred) [journal/2025.03.08.md:1]"
     data = json.loads(CliRunner().invoke(app, ["card", "--entities", "3", "--json", "--palace",
                                                str(palace_dir)]).output)
     assert len(data["entities"]) == 3 and all(len(e["facts"]) <= 5 for e in data["entities"])
