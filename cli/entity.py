@@ -86,6 +86,7 @@ def _render_profile(card) -> None:
         else:
             since = f"{f.valid_from or '?'} → {f.valid_to}"
         flag = " [red](conflict)[/]" if f.conflicts_with else ""
+        flag += "" if f.evidence == "stated" else f" [dim]({escape(f.evidence)})[/]"  # inferred, user, confirmed, agent
         out.print(f"  {escape(f.subject)} –{f.predicate}→ [bold]{escape(f.object or '(whatever held)')}[/]  [dim]{since}[/]{flag}"
                   f"  [cyan]{escape(cite(f))}[/]")
     if card.related:

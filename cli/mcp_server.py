@@ -58,7 +58,7 @@ def build_server(palace, *, wing: str | None = None):
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from palace.cards import profile_card, search_entities
+    from palace.cards import fact_wing, mentioned_in, search_entities, wings
     from palace.results import to_data
 
     private = private_wings(palace.path)
@@ -67,7 +67,7 @@ def build_server(palace, *, wing: str | None = None):
                          f"{'are' if len(private) > 1 else 'is'} private and never served unless named",
                          hint="serve one wing: palace mcp --wing NAME")
     if wing is not None:
-        known = {r[0] for r in palace.conn.execute("SELECT DISTINCT wing FROM files")}
+        known = wings(palace)
         if wing not in known:
             raise UsageError(f"no wing {wing!r} in this palace", hint=f"wings: {', '.join(sorted(known))}")
     server = MCPServer("palace", instructions=(
@@ -112,7 +112,7 @@ def build_server(palace, *, wing: str | None = None):
         citations, first and last seen, related entities, latest mentions."""
         cards = []
         for name in names[:20]:
-            if wing is not None and not call(_mentioned_in, palace, name, wing):
+            if wing is not None and not call(mentioned_in, palace, name, wing):
                 raise ToolError(f"no entity named {name!r} in wing {wing!r}")
             card = call(palace.entity, name)
             if wing is not None:  # only what this wing holds: its facts and mentions, no neighbours from elsewhere
@@ -194,8 +194,7 @@ def build_server(palace, *, wing: str | None = None):
         from palace.corrections import retract_fact
 
         if wing is not None:  # a fact of another wing is as unknown as a missing one: its content stays there
-            row = palace.conn.execute("SELECT wing FROM facts WHERE id = ?", (fact_id,)).fetchone()
-            if row is None or row["wing"] != wing:
+            if fact_wing(palace, fact_id) != wing:
                 raise ToolError(f"no fact #{fact_id} in wing {wing!r}")
         return written(call_raw(retract_fact, palace, fact_id, reason=reason, by="agent", pending=not agent_commits))
 
@@ -223,16 +222,6 @@ def _card(palace, names, entities: int, facts: int, wing: str | None):
     from palace.cards import profile_card
 
     return profile_card(palace, names, entities=max(1, min(entities, 50)), facts=max(1, min(facts, 20)), wing=wing)
-
-
-def _mentioned_in(palace, name: str, wing: str) -> bool:
-    """Whether the entity ``name`` is mentioned in ``wing`` (:class:`UsageError` when unknown)."""
-    from palace.db.entities import find_entities
-
-    ids = [r["id"] for r in find_entities(palace.conn, name)]
-    return palace.conn.execute(
-        f"SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
-        f" WHERE m.entity_id IN ({','.join('?' * len(ids))}) AND f.wing = ? LIMIT 1", (*ids, wing)).fetchone() is not None
 
 
 def _said(exc: PalaceError) -> str:

@@ -200,3 +200,23 @@ def _when(view: FactView) -> str:
     since = f" since {view.valid_from}" if view.valid_from else ""
     until = f" until {view.valid_to}" if view.valid_to else ""
     return since + until
+
+
+def wings(palace: "Palace") -> list[str]:
+    """The wings of the palace, sorted."""
+    return sorted(r[0] for r in palace.conn.execute("SELECT DISTINCT wing FROM files"))
+
+
+def mentioned_in(palace: "Palace", name: str, wing: str) -> bool:
+    """Whether the entity ``name`` is mentioned in ``wing`` (:class:`UsageError` when
+    no entity has that name)."""
+    ids = [r["id"] for r in find_entities(palace.conn, name)]
+    return palace.conn.execute(
+        f"SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
+        f" WHERE m.entity_id IN ({','.join('?' * len(ids))}) AND f.wing = ? LIMIT 1", (*ids, wing)).fetchone() is not None
+
+
+def fact_wing(palace: "Palace", fact_id: int) -> str | None:
+    """The wing a fact was read (or stated) in; None for an unknown fact."""
+    row = palace.conn.execute("SELECT wing FROM facts WHERE id = ?", (fact_id,)).fetchone()
+    return row[0] if row else None
