@@ -73,6 +73,7 @@ def _render(result, as_json: bool) -> None:
         mark = {"current": "", "ended": " [yellow]ended[/]", "superseded": f" [yellow]superseded by #{f.superseded_by}[/]",
                 "invalidated": f" [red]invalidated {f.invalidated_at}: {escape(f.invalidation_reason or '')}[/]",
                 "candidate": " [magenta]candidate, awaiting review (palace review)[/]",
+                "retracted": f" [red]{escape(f.invalidation_reason or 'retracted')}[/]",
                 "rejected": f" [red]{escape(f.invalidation_reason or 'rejected')}[/]"}[f.state]
         if f.conflicts_with:
             mark += f" [red]conflicts with {', '.join(f'#{i}' for i in f.conflicts_with)}[/]"

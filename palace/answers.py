@@ -267,7 +267,7 @@ def _timeline(palace: "Palace", asked: "FactQuestion", wing: str | None) -> tupl
     except UsageError:  # the name is neither an entity nor a value of any fact
         return ()
     keys, end = _keys(palace, asked), _own_end(asked)
-    return tuple(f for f in found if f.state != "invalidated" and entity_key(end(f)) in keys
+    return tuple(f for f in found if f.invalidated_at is None and entity_key(end(f)) in keys
                  and _value_of(f, asked.side).strip() and (wing is None or f.wing == wing))
 
 

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from palace.db import store
 from palace.db.entities import find_entities
-from palace.db.facts import CANDIDATE, REJECTED, FactFilter, FactView, fact_views
+from palace.db.facts import CANDIDATE, REJECTED, RETRACTED, FactFilter, FactView, fact_views
 from palace.db.graph import NewFact, entity_id, insert_fact
 from palace.errors import UsageError
 from palace.nlp.names import entity_key
@@ -458,7 +458,7 @@ def _rejected(decision_id: int, reason: str) -> str:
 
 
 def _retracted(decision_id: int, reason: str) -> str:
-    return f"retracted by the user (decision #{decision_id})" + (f": {reason}" if reason else "")
+    return f"{RETRACTED} (decision #{decision_id})" + (f": {reason}" if reason else "")
 
 
 def _entity(conn, cache: dict, name: str, types: tuple[str, ...]) -> int:

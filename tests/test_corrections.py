@@ -61,7 +61,7 @@ def test_retract_add_remine_and_the_answer_and_history_are_right(dana):
                palace.history("Dana Lee", predicate="works_at").facts]
     reason = f"retracted by the user (decision #{retracted.id}): she works at Globex; Initech was her old job"
     # the first statement and the one read again after the edit: both retracted, by the same decision
-    assert [h for h in history if h[0] == "Initech"] == [("Initech", "invalidated", "stated", reason)] * 2
+    assert [h for h in history if h[0] == "Initech"] == [("Initech", "retracted", "stated", reason)] * 2
     assert ("Globex", "current", "user", None) in history
     assert [d.action for d in palace.fact_decisions()] == ["retract", "add"] and added.fact_id
 
@@ -124,6 +124,8 @@ def test_an_untrusted_wing_mines_candidates_that_wait_for_review(tmp_path):
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
         assert current(palace, "Dana Lee", "works_at") == []  # never current before review
+        answer = palace.ask("where does Dana Lee work", now=dt.date(2024, 6, 1)).answer
+        assert answer is None or [v.value for v in answer.values] == []  # nor an answer
         pending = palace.pending_review().candidates
         assert ("Dana Lee", "works_at", "Initech", "candidate") in {(f.subject, f.predicate, f.object, f.state)
                                                                     for f in pending}

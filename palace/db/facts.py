@@ -56,6 +56,8 @@ class FactView:
 CANDIDATE = "candidate awaiting review"
 #: How a rejected candidate's reason starts.
 REJECTED = "rejected by the user"
+#: How a retracted fact's reason starts (``palace fact retract``).
+RETRACTED = "retracted by the user"
 
 
 #: SQL condition of a fact read in a note with no date of its own that a dated note has
@@ -299,7 +301,8 @@ def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, 
             recorded_at=r["recorded_at"], invalidated_at=r["invalidated_at"],
             invalidation_reason=r["invalidation_reason"], superseded_by=r["superseded_by"],
             state=("candidate" if r["invalidation_reason"] == CANDIDATE else
-                   "rejected" if (r["invalidation_reason"] or "").startswith(REJECTED) else "invalidated")
+                   "rejected" if (r["invalidation_reason"] or "").startswith(REJECTED) else
+                   "retracted" if (r["invalidation_reason"] or "").startswith(RETRACTED) else "invalidated")
             if r["invalidated_at"] else "superseded" if r["superseded_by"] else
             "ended" if _ended(r, registry) else "current",
             wing=r["wing"], path=r["path"], line=r["line"], sentence=readable(r["sentence"] or ""),
