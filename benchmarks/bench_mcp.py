@@ -25,12 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_ask import percentile  # noqa: E402
 from eval_retrieval import DEFAULT_CORPUS, DEFAULT_QUESTIONS, ensure_palace, load_questions  # noqa: E402
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 async def measure(palace, palace_dir: Path, questions: list[dict]) -> dict[str, list[float]]:

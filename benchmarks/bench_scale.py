@@ -42,6 +42,9 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_ask import percentile  # noqa: E402  (one definition for every benchmark)
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpora" / "rust-governance-minutes"
 KEEP = {
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -104,10 +107,6 @@ print(json.dumps({"notes": report.indexed, "words": report.words, "mine_s": mine
                   "facts": facts, "peak_rss_mb": peak, "ask_ms": ask_ms, "status_ms": status_ms,
                   "facts_ms": facts_ms, "facts_about_ms": about_ms, "disk_bytes": disk}))
 """
-
-
-def percentile(ordered: list[float], q: float) -> float:
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def vary(text: str, copy: int) -> str:

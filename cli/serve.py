@@ -24,8 +24,6 @@ JSON line ``{"exit", "stdout", "stderr"}`` or ``{"refused": reason}``.
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import io
 import json
 import logging
@@ -45,6 +43,7 @@ import typer
 from palace.cli.app import TERMINAL, PalaceOption, Terminal, app, guarded
 from palace.cli.client import MAX_SOCKET_PATH, PROTOCOL, SERVED, code_id, socket_path
 from palace.errors import PalaceError, UsageError
+from palace.locks import try_lock, unlock
 
 log = logging.getLogger("palace.serve")
 
@@ -143,17 +142,10 @@ class Server:
         if len(self.socket.encode()) > MAX_SOCKET_PATH:
             raise UsageError(f"cannot serve {self.path}: the socket path {self.socket} is longer than"
                              f" {MAX_SOCKET_PATH} bytes", hint="use a palace folder with a shorter path")
-        from palace.locks import open_lock_file
-
-        fd = open_lock_file(self.path / LOCK_FILE)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            if exc.errno in (errno.EAGAIN, errno.EACCES):
-                raise AlreadyServing(f"another process serves {self.path} already",
-                                     hint="its answers are the same; stop it first to serve from here") from None
-            raise
+        fd = try_lock(self.path / LOCK_FILE)
+        if fd is None:
+            raise AlreadyServing(f"another process serves {self.path} already",
+                                 hint="its answers are the same; stop it first to serve from here")
         self._lock_fd = fd
         try:
             if warm:
@@ -197,8 +189,7 @@ class Server:
             self._lending.__exit__(None, None, None)
             self._lending = None
         if self._lock_fd is not None:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
-            os.close(self._lock_fd)
+            unlock(self._lock_fd)
             self._lock_fd = None
 
     def _warm(self) -> None:

@@ -65,7 +65,7 @@ def search_entities(palace: "Palace", query: str, *, limit: int = 10, relations:
         sql += (" AND EXISTS (SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
                 " JOIN files f ON f.id = d.file_id WHERE m.entity_id = e.id AND f.wing = ?)")
         params.append(wing)
-    best: dict[str, tuple[float, str, list]] = {}  # by entity name key
+    best: dict[str, tuple[float, str]] = {}  # by entity name key: (score, the alias that matched)
     for row in conn.execute(sql, params):
         alias_words = row["alias_key"].split()
         found = sum(1 for w in words if w in alias_words)
@@ -76,11 +76,11 @@ def search_entities(palace: "Palace", query: str, *, limit: int = 10, relations:
         key = row["key"]
         held = best.get(key)
         if held is None or score > held[0]:
-            best[key] = (score, row["alias"], [])
+            best[key] = (score, row["alias"])
     ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
     hits: list[EntityHit] = []
     shown: set[int] = set()
-    for key, (score, matched, _) in ranked:
+    for key, (score, matched) in ranked:
         if len(hits) == limit:
             break
         rows = find_entities(conn, key)

@@ -13,7 +13,7 @@ Then the store is compacted — the full-text index merged (FTS5 ``optimize``: a
 row's terms otherwise stay in its segments), the database vacuumed and its write-ahead
 log truncated — so the forgotten text is in no file of the palace. The audit
 (``forget_log``) keeps the kind, a SHA-256 of the target and the counts, no content. A
-forgotten path is not mined again: :func:`palace.db.drawers.is_forgotten` is checked by
+forgotten path is not mined again: :func:`palace.db.drawers.forgotten_paths` is read by
 :func:`palace.mining.mine`, until :func:`allow` lifts it.
 """
 
@@ -210,14 +210,14 @@ def _files_at(conn, path: str):
     return found
 
 
+#: SQL of a JSON array parameter as rows (``value``): no limit on the number of ids
+IDS = "SELECT value FROM json_each(?)"
+
+
 def _facts_of(conn, drawer_ids: list[str], places: list[tuple[str, str]]):
     """Every fact read in those drawers or, in any version, at those paths."""
-    rows = {}
-    for i in range(0, len(drawer_ids), 500):
-        chunk = drawer_ids[i:i + 500]
-        for r in conn.execute(f"SELECT id, subject_id, predicate FROM facts WHERE drawer_id IN"
-                              f" ({','.join('?' * len(chunk))})", chunk):
-            rows[r["id"]] = r
+    rows = {r["id"]: r for r in conn.execute(
+        f"SELECT id, subject_id, predicate FROM facts WHERE drawer_id IN ({IDS})", (json.dumps(drawer_ids),))}
     for wing, rel in places:
         for r in conn.execute("SELECT id, subject_id, predicate FROM facts WHERE wing = ? AND path = ?", (wing, rel)):
             rows[r["id"]] = r
@@ -229,48 +229,34 @@ def _delete_facts(conn, facts, registry: dict) -> int:
     Returns how many decisions went."""
     if not facts:
         return 0
-    ids = [f["id"] for f in facts]
-    decisions = 0
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        marks = ",".join("?" * len(chunk))
-        conn.execute(f"UPDATE facts SET superseded_by = NULL WHERE superseded_by IN ({marks})", chunk)
-        decisions += conn.execute(f"DELETE FROM fact_decisions WHERE fact_id IN ({marks})", chunk).rowcount
-        conn.execute(f"DELETE FROM facts WHERE id IN ({marks})", chunk)
+    ids = json.dumps([f["id"] for f in facts])
+    conn.execute(f"UPDATE facts SET superseded_by = NULL WHERE superseded_by IN ({IDS})", (ids,))
+    decisions = conn.execute(f"DELETE FROM fact_decisions WHERE fact_id IN ({IDS})", (ids,)).rowcount
+    conn.execute(f"DELETE FROM facts WHERE id IN ({IDS})", (ids,))
     groups = {(f["subject_id"], f["predicate"]) for f in facts}
-    live = {r[0] for r in conn.execute("SELECT id FROM entities")}
-    apply_timelines(conn, [g for g in groups if g[0] in live], registry)
+    apply_timelines(conn, [g for g in groups if conn.execute("SELECT 1 FROM entities WHERE id = ?", (g[0],)).fetchone()],
+                    registry)
     return decisions
 
 
-def _unsupported(conn) -> list[int]:
-    """Entities no mention and no fact stands on (after the deletions)."""
-    return [r[0] for r in conn.execute(
+def _delete_unsupported(conn) -> int:
+    """Delete the entities no mention and no fact stands on (after the deletions), and
+    the merges and splits naming a key that only they held. Returns how many."""
+    gone = json.dumps([r[0] for r in conn.execute(
         "SELECT e.id FROM entities e WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = e.id"
         " OR m.raw_entity_id = e.id) AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.subject_id = e.id"
-        " OR f.object_id = e.id OR f.raw_subject_id = e.id OR f.raw_object_id = e.id)")]
-
-
-def _delete_unsupported(conn) -> int:
-    gone = _unsupported(conn)
-    for i in range(0, len(gone), 500):
-        chunk = gone[i:i + 500]
-        marks = ",".join("?" * len(chunk))
-        keys = [r[0] for r in conn.execute(f"SELECT key FROM entities WHERE id IN ({marks})", chunk)]
-        conn.execute(f"DELETE FROM entities WHERE id IN ({marks})", chunk)
-        still = {r[0] for r in conn.execute("SELECT key FROM entities")}
-        dropped = [k for k in keys if k not in still]
-        if dropped:
-            kmarks = ",".join("?" * len(dropped))
-            conn.execute(f"DELETE FROM entity_decisions WHERE name_key IN ({kmarks}) OR into_key IN ({kmarks})",
-                         dropped * 2)
-    return len(gone)
+        " OR f.object_id = e.id OR f.raw_subject_id = e.id OR f.raw_object_id = e.id)")])
+    keys = json.dumps([r[0] for r in conn.execute(f"SELECT DISTINCT key FROM entities WHERE id IN ({IDS})", (gone,))])
+    count = conn.execute(f"DELETE FROM entities WHERE id IN ({IDS})", (gone,)).rowcount
+    dropped = "SELECT value FROM json_each(?) WHERE value NOT IN (SELECT key FROM entities)"
+    conn.execute(f"DELETE FROM entity_decisions WHERE name_key IN ({dropped}) OR into_key IN ({dropped})",
+                 (keys, keys))
+    return count
 
 
 def _audit(conn, kind: str, target: str, now: str, **counts) -> int:
-    digest = hashlib.sha256(target.encode("utf-8", "surrogateescape")).hexdigest()
     return conn.execute("INSERT INTO forget_log (kind, target_hash, counts, created_at) VALUES (?, ?, ?, ?)",
-                        (kind, digest, json.dumps(counts, sort_keys=True), now)).lastrowid
+                        (kind, _digest(target), json.dumps(counts, sort_keys=True), now)).lastrowid
 
 
 def _finish(palace: "Palace", wings: list[str]) -> None:

@@ -109,6 +109,27 @@ def sole_writer(palace_dir: Path, doing: str = "mine"):
         yield
 
 
+def try_lock(path: Path) -> int | None:
+    """Take an exclusive ``flock`` on ``path`` without waiting: its descriptor, or None
+    when another process holds it. Release with :func:`unlock`. Raises
+    :class:`UsageError` when the lock file cannot be made (:func:`open_lock_file`)."""
+    fd = open_lock_file(path)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EAGAIN, errno.EACCES):
+            return None
+        raise
+    return fd
+
+
+def unlock(fd: int) -> None:
+    """Drop a lock taken with :func:`try_lock`."""
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+
+
 def open_lock_file(path: Path) -> int:
     """Open (creating it and its folder) a lock file owner-only; return its descriptor.
     Raises :class:`UsageError` with a hint when the palace folder cannot be written (a

@@ -38,10 +38,11 @@ from palace.config import date_order, read_config
 from palace.corrections import mark_candidates, replay
 from palace.db import store
 from palace.db.drawers import (
+    forgotten_paths,
     insert_drawer,
-    is_forgotten,
     move_file,
     move_wing_root,
+    path_hash,
     remove_drawer,
     renumber_drawer,
     save_file,
@@ -313,6 +314,7 @@ def mine(
         on_file(outcome)
 
     cancel = cancel or threading.Event()
+    forgotten = forgotten_paths(conn)  # read once: a walk of many notes asks for each
     git_dates = GitDates(root)
     order = date_order(palace.path)
     for decision in decisions:
@@ -320,7 +322,7 @@ def mine(
             break
         rel = decision.path + ("/" if decision.is_dir else "")
         seen.add(rel)
-        if not decision.is_dir and is_forgotten(conn, wing, rel):  # not even its name is recorded again
+        if forgotten and not decision.is_dir and path_hash(wing, rel) in forgotten:  # not even its name is recorded
             done(FileOutcome(rel, "skipped", FORGOTTEN))
             continue
         if decision.action == "skip":

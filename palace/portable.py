@@ -139,6 +139,7 @@ def import_decisions(palace: "Palace", path: Path) -> ImportReport:
             resolve_every_wing(conn, palace.registry)
     added = 0
     recorded = 0
+    exported_state = {f.get("id"): f.get("state") for f in data.get("facts", [])}
     for d in data.get("fact_decisions", []):
         if conn.execute("SELECT 1 FROM fact_decisions WHERE action = ? AND subject_key = ? AND predicate = ?"
                         " AND object_key = ? AND valid_from IS ? AND created_at = ?",
@@ -149,7 +150,9 @@ def import_decisions(palace: "Palace", path: Path) -> ImportReport:
         if d["action"] == "add" and not d.get("reverted_at"):
             made = add_fact(palace, d["subject"], d["predicate"], d["object"],
                             valid_from=_day(d["valid_from"]), valid_to=_day(d["valid_to"]), note=d.get("note") or "",
-                            by=d.get("by") or "user", candidate=_was_candidate(data, d))
+                            # a candidate when exported (pending or rejected: the rejection is replayed after)
+                            by=d.get("by") or "user",
+                            candidate=exported_state.get(d.get("fact_id")) in ("candidate", "rejected"))
             with store.transaction(conn):  # keep when it was decided
                 conn.execute("UPDATE fact_decisions SET created_at = ? WHERE id = ?", (d["created_at"], made.id))
             added += 1
@@ -166,12 +169,6 @@ def import_decisions(palace: "Palace", path: Path) -> ImportReport:
     with store.transaction(conn):
         changed = replay(conn, palace.registry)
     return ImportReport(entity_count, added, recorded, changed, present)
-
-
-def _was_candidate(data: dict, decision: dict) -> bool:
-    """Whether the fact an ``add`` made was a candidate (pending or rejected) when exported."""
-    fact = next((f for f in data.get("facts", []) if f.get("id") == decision.get("fact_id")), None)
-    return fact is not None and fact.get("state") in ("candidate", "rejected")  # a rejection is replayed after
 
 
 def _day(text: str | None) -> dt.date | None:

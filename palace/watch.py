@@ -29,8 +29,6 @@ watcher never waits for it and sees the last committed update.
 from __future__ import annotations
 
 import datetime as dt
-import errno
-import fcntl
 import gc
 import json
 import logging
@@ -42,7 +40,7 @@ from pathlib import Path, PurePosixPath
 
 from palace.discovery import IGNORE_FILES, SKIPPED_FOLDERS, is_editor_artifact
 from palace.errors import UsageError
-from palace.locks import open_lock_file
+from palace.locks import try_lock, unlock
 from palace.daemon import LOCK_FILE, PID_FILE, STATE_FILE, AlreadyWatching, read_pid
 
 log = logging.getLogger("palace.watch")
@@ -112,14 +110,9 @@ class PalaceLock:
 
     def acquire(self) -> None:
         """Take the lock or raise :class:`AlreadyWatching` naming the holder's pid."""
-        fd = open_lock_file(self.palace_dir / LOCK_FILE)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            if exc.errno in (errno.EAGAIN, errno.EACCES):
-                raise AlreadyWatching.of(self.palace_dir) from None
-            raise
+        fd = try_lock(self.palace_dir / LOCK_FILE)
+        if fd is None:
+            raise AlreadyWatching.of(self.palace_dir)
         self._fd = fd
         (self.palace_dir / PID_FILE).write_text(f"{os.getpid()}\n")
 
@@ -131,8 +124,7 @@ class PalaceLock:
             if read_pid(self.palace_dir) == os.getpid():
                 (self.palace_dir / PID_FILE).unlink(missing_ok=True)
         finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
+            unlock(self._fd)
             self._fd = None
 
 

@@ -106,6 +106,6 @@ def path_hash(wing: str, rel: str) -> str:
     return hashlib.sha256(f"{wing}\0{rel}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def is_forgotten(conn: sqlite3.Connection, wing: str, rel: str) -> bool:
-    """Whether ``rel`` of ``wing`` was forgotten (``palace forget``) and must not be mined again."""
-    return conn.execute("SELECT 1 FROM forgotten_paths WHERE hash = ?", (path_hash(wing, rel),)).fetchone() is not None
+def forgotten_paths(conn: sqlite3.Connection) -> set[str]:
+    """The :func:`path_hash` of every note ``palace forget`` removed: not to be mined again."""
+    return {r[0] for r in conn.execute("SELECT hash FROM forgotten_paths")}
