@@ -200,7 +200,8 @@ def flush_tombstones(palace: "Palace") -> None:
     ids = [r[0] for r in palace.conn.execute("SELECT drawer_id FROM vector_tombstones")]
     if not ids:
         return
-    live = {r[0] for r in palace.conn.execute("SELECT id FROM drawers")}
+    live = {r[0] for r in palace.conn.execute(
+        "SELECT id FROM drawers WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))}
     palace.vectors.delete([i for i in ids if i not in live])
     with store.transaction(palace.conn):
         palace.conn.executemany("DELETE FROM vector_tombstones WHERE drawer_id = ?", [(i,) for i in ids])

@@ -282,7 +282,10 @@ def mine(
     conn = palace.conn
     _check_wing_root(conn, wing, root)
     palace.check_model(record=True)
-    find_lost_vectors(palace)
+    if paths is None or palace.vectors.lost():
+        # every vector is checked by a whole mine (or a store gone); a watcher's step of
+        # named notes does not count the palace's drawers for each save
+        find_lost_vectors(palace)
     registry = palace.registry
     on_file = on_file or (lambda outcome: None)
 
@@ -299,10 +302,12 @@ def mine(
         decisions = [d for d in decisions if d.path in wanted and not d.is_dir]
     if on_start:
         on_start(len(decisions))
-    known = {
-        row["path"]: row
-        for row in conn.execute("SELECT * FROM files WHERE wing = ?", (wing,))
-    }
+    if paths is None:
+        known = {row["path"]: row for row in conn.execute("SELECT * FROM files WHERE wing = ?", (wing,))}
+    else:  # only the named notes' rows: a step costs its notes, not the wing
+        known = {row["path"]: row for row in conn.execute(
+            "SELECT * FROM files WHERE wing = ? AND path IN (SELECT value FROM json_each(?))",
+            (wing, json.dumps(sorted(wanted))))}
     outcomes: list[FileOutcome] = []
     pending: list[_Pending] = []
     seen: set[str] = set()

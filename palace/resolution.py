@@ -39,6 +39,7 @@ written in lower case ("the leadership council agreed").
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -47,13 +48,13 @@ from palace.errors import UsageError
 from palace.nlp.names import entity_key
 from palace.nlp.names import legal_form, project_base
 from palace.db.entities import find_entities
+from palace.db import readings as wing_readings
 from palace.db.resolution import (
     LOWERCASE_EXTRACTOR,
     LowercaseIndex,
     record_decision,
     record_resolutions,
     refresh_aliases,
-    refresh_types,
     repoint,
 )
 from palace.temporal import apply_timelines, recorded_now
@@ -85,20 +86,15 @@ class Resolution:
     since: str
 
 
-def _wing_people(conn, wing: str) -> dict[int, tuple[str, str, int, int, dict[str, int]]]:
-    """Entities as read in ``wing``: ``{id: (name, key, mentions, person mentions,
-    mentions by label)}``, where a name read as PERSON less often than under some other
-    label counts no person mentions (spaCy gives one name several labels; the plurality
-    decides)."""
+def _wing_people(conn, wing: str, ids=None) -> dict[int, tuple[str, str, int, int, dict[str, int]]]:
+    """Entities as read in ``wing`` (all, or only ``ids``): ``{id: (name, key, mentions,
+    person mentions, mentions by label)}``, in the order of their ids, where a name read
+    as PERSON less often than under some other label counts no person mentions (spaCy
+    gives one name several labels; the plurality decides)."""
     counts: dict[int, dict[str, int]] = {}
     names: dict[int, tuple[str, str]] = {}
-    for eid, name, key, label, n in conn.execute(
-        "SELECT m.raw_entity_id, e.name, e.key, m.label, count(*) FROM mentions m"
-        " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
-        " JOIN entities e ON e.id = m.raw_entity_id WHERE f.wing = ? GROUP BY m.raw_entity_id, m.label",
-        (wing,),
-    ):
-        counts.setdefault(eid, {})[label or ""] = n
+    for eid, name, key, label, n in wing_readings.readings(conn, wing, ids):
+        counts.setdefault(eid, {})[label] = n
         names[eid] = (name, key)
     out = {}
     for eid, by_label in counts.items():
@@ -121,10 +117,12 @@ def _decisions(conn) -> tuple[dict[str, str], set[tuple[str, str]]]:
     return merges, splits
 
 
-def plan_wing(conn, wing: str) -> dict[int, tuple[int | None, str, str]]:
+def plan_wing(conn, wing: str, ids=None) -> dict[int, tuple[int | None, str, str]]:
     """The resolution of ``wing``: ``{raw entity id: (target id or None, rule, evidence)}``
-    for the names that do not stand for themselves."""
-    seen = _wing_people(conn, wing)
+    for the names that do not stand for themselves. With ``ids``, the rules see only
+    those names: exact for the names whose neighbourhood ``ids`` holds whole
+    (:func:`_neighbourhood`)."""
+    seen = _wing_people(conn, wing, ids)
     merges, splits = _decisions(conn)
     out: dict[int, tuple[int | None, str, str]] = {}
     # people with a name of several words, by its first word: the candidates of a short
@@ -263,47 +261,57 @@ LOWERCASE_CONFIDENCE = 0.5
 MIN_CAPITALISED = 3
 
 
-def _known_names(conn, wing: str) -> dict[str, tuple[int, str, int]]:
-    """Names NER read in ``wing`` that may be looked for in lower case: two words or more,
-    capitalised when read ("Leadership Council"), read at least :data:`MIN_CAPITALISED`
-    times, not starting with "a"/"an" (spaCy's "an Edition" is not a name).
-    ``{key: (entity id, majority label, times read)}``."""
+def _known_names(conn, wing: str, ids=None) -> dict[str, tuple[int, str, int]]:
+    """Names NER read in ``wing`` (all, or among ``ids``) that may be looked for in lower
+    case: two words or more, capitalised when read ("Leadership Council"), read at least
+    :data:`MIN_CAPITALISED` times, not starting with "a"/"an" (spaCy's "an Edition" is not
+    a name). ``{key: (entity id, the label the wing reads it under most, times read)}``
+    (label ties: PERSON, then alphabetical)."""
     out = {}
-    for eid, name, key, label, times in conn.execute(
-        "SELECT e.id, e.name, e.key, e.type, count(*) FROM mentions m JOIN entities e ON e.id = m.raw_entity_id"
-        " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
-        " WHERE f.wing = ? AND m.extractor != ? GROUP BY e.id",
-        (wing, LOWERCASE_EXTRACTOR),
-    ):
+    for eid, (name, key, by_label) in wing_readings.ner_readings(conn, wing, ids).items():
         words = key.split()
+        times = sum(by_label.values())
         if (len(words) >= 2 and words[0] not in ("a", "an") and all(w.isalpha() for w in words)
                 and any(ch.isupper() for ch in name) and times >= MIN_CAPITALISED):
+            label = min(by_label, key=lambda k: (-by_label[k], k != "PERSON", k))
             out[key] = (eid, label, times)
     return out
 
 
-def link_lowercase_mentions(conn, wing: str) -> int:
-    """Recompute the mentions of known names written in lower case in ``wing`` ("the
-    leadership council agreed"); inside the caller's transaction. A name is linked only
-    where it is written capitalised at least as often as in lower case: "working group"
-    or "tracking issue", far more often lower case, are phrases, not names. The result
-    is that of searching every drawer of the wing with every known name, so it does not
-    depend on the order notes were mined in; but only what changed is searched again
-    (:class:`palace.db.resolution.LowercaseIndex`): new drawers, and — when the set of
-    known names changed — the drawers that write an added or a dropped name. Returns how
-    many mentions there are."""
+def link_lowercase_mentions(conn, wing: str, *, full: bool = False) -> int:
+    """Bring up to date the mentions of known names written in lower case in ``wing``
+    ("the leadership council agreed"); inside the caller's transaction. A name is linked
+    only where it is written capitalised at least as often as in lower case: "working
+    group" or "tracking issue", far more often lower case, are phrases, not names.
+
+    The result is that of searching every drawer of the wing with every known name, so
+    it does not depend on the order notes were mined in; but only what changed is done
+    again (:class:`palace.db.resolution.LowercaseIndex`): the names whose readings
+    changed since the last run are looked at again, new drawers are searched, and when
+    a name becomes known or stops being known, the drawers that may write it (a
+    full-text phrase search) are searched again; then the links of every name whose
+    matches or readings changed are recomputed. ``full`` recomputes every name. Returns
+    how many links were written."""
     index = LowercaseIndex(conn, wing)
-    names = _known_names(conn, wing)
-    search = _name_pattern(names)
-    changed = set(names) ^ index.names()
+    before = index.names()
+    if full:
+        now_known = set(_known_names(conn, wing))
+        affected = set(now_known) | before
+    else:
+        changed = wing_readings.changed_names(conn, wing)
+        changed_keys = {key for _, key in wing_readings.names_of(conn, changed).values()}
+        now_known = (before - changed_keys) | set(_known_names(conn, wing, changed))
+        affected = changed_keys & (now_known | before)
+    added, dropped = now_known - before, before - now_known
     todo = dict(index.unscanned())
-    if changed:
-        probe = _name_pattern(changed)
-        for did, text in index.texts():
-            if did not in todo and probe.search(text):
-                todo[did] = text
-        index.set_names(names)
+    if added or dropped:
+        for did, text in index.texts_naming(added, dropped):
+            todo.setdefault(did, text)
+        index.change_names(added, dropped)
+    affected |= added | dropped
+    search = _name_pattern(frozenset(now_known))
     for did, text in todo.items():
+        affected |= index.hit_keys(did)
         hits = []
         if search is not None:
             spans = index.taken(did)
@@ -312,53 +320,121 @@ def link_lowercase_mentions(conn, wing: str) -> int:
                 if not any(a < end and start < b for a, b in spans):
                     hits.append((" ".join(match.group(0).split()), start, end, match.group(0)))
         index.replace_hits(did, hits)
+        affected |= {hit[0] for hit in hits}
+    if not affected:
+        return 0
+    names = _known_names(conn, wing, wing_readings.wing_ids_with_keys(conn, wing, affected & now_known))
     found: dict[str, list[tuple[str, int, int, str]]] = {}
-    for did, key, start, end, surface in index.hits():
-        if key in names:
-            found.setdefault(key, []).append((did, start, end, surface))
+    for did, key, start, end, surface in index.hits(set(names)):
+        found.setdefault(key, []).append((did, start, end, surface))
     rows = []
     for key, matches in found.items():
         eid, label, times = names[key]
         if len(matches) <= times:
             rows += [(eid, did, start, end, surface, label) for did, start, end, surface in matches]
-    index.replace_mentions(rows, LOWERCASE_CONFIDENCE)
+    index.replace_mentions(rows, LOWERCASE_CONFIDENCE,
+                           entities=None if full else wing_readings.wing_ids_with_keys(conn, wing, affected))
     return len(rows)
 
 
-def _name_pattern(keys) -> "re.Pattern | None":
+@functools.lru_cache(maxsize=4)
+def _name_pattern(keys: frozenset) -> "re.Pattern | None":
     """One regular expression for the name keys (lower case, words separated by any
     white space, whole words only; the longest name first where two start together)."""
     if not keys:
         return None
-    alternatives = sorted((r"\s+".join(map(re.escape, k.split())) for k in keys), key=len, reverse=True)
+    alternatives = sorted((r"\s+".join(map(re.escape, k.split())) for k in sorted(keys)), key=len, reverse=True)
     return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)")
 
 
-def resolve_wing(conn, wing: str, registry: dict | None = None) -> int:
-    """Re-resolve every name read in ``wing`` and repoint its mentions and facts; inside
+#: Above this many names changed since a wing was last resolved (a first mine, a large
+#: re-mine), the whole wing is planned: one pass over its names costs less than
+#: looking up each changed name's neighbours.
+INCREMENTAL_LIMIT = 1000
+
+
+def _neighbourhood(conn, wing: str, changed: set[int]) -> tuple[set[int], set[int]]:
+    """``(touched, context)`` for the names ``changed`` in ``wing``: ``touched``, the names
+    whose resolution may differ after the change (each changed name; the one-word name a
+    changed full name may be the short form of; every name of a family a changed name
+    belongs to, is the plain name of, or is a wider name of); ``context``, the names the
+    rules must see to resolve ``touched`` exactly as a plan of the whole wing would:
+    ``touched``, the full names a one-word name may be short for, and every name of a
+    touched name's families with the names holding a family's base as a word."""
+    def families(ids) -> tuple[dict[int, tuple[str, str]], set[str]]:
+        names = wing_readings.names_of(conn, ids)
+        bases = wing_readings.bases_of(conn, ids)
+        candidates = set()
+        for eid, (_, key) in names.items():
+            candidates |= {b for b in bases.get(eid, (None, None)) if b is not None}
+            candidates.add(key)
+        return names, candidates
+
+    names, candidates = families(changed)
+    for _, key in names.values():
+        words = key.split()
+        # a changed name may make a family's base a word of more names ("rust" in "rust 2024")
+        candidates |= {" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}
+    touched = set(changed)
+    touched |= wing_readings.wing_ids_with_keys(conn, wing, {k.split(" ", 1)[0] for _, k in names.values() if " " in k})
+    bases = wing_readings.family_bases_in_wing(conn, wing, candidates)
+    touched |= wing_readings.family_members(conn, wing, bases) | wing_readings.wing_ids_with_keys(conn, wing, bases)
+    names, candidates = families(touched)
+    bases = wing_readings.family_bases_in_wing(conn, wing, candidates)
+    context = set(touched)
+    context |= wing_readings.wing_ids_starting(conn, wing, {k for _, k in names.values() if " " not in k})
+    context |= wing_readings.family_members(conn, wing, bases)
+    context |= wing_readings.wing_ids_with_keys(conn, wing, bases | {"project"})
+    context |= wing_readings.wing_ids_containing(conn, wing, bases)
+    return touched, context
+
+
+def resolve_wing(conn, wing: str, registry: dict | None = None, *, full: bool = False) -> int:
+    """Re-resolve the names read in ``wing`` and repoint its mentions and facts; inside
     the caller's transaction. Also refreshes entity types (majority label) and the
     aliases a resolution implies, and recomputes the one-value timelines of the subjects
-    whose facts moved. Returns how many facts changed subject or object."""
-    plan = plan_wing(conn, wing)
-    record_resolutions(conn, wing, plan, recorded_now())
-    mapping = {raw: target for raw, (target, _, _) in plan.items() if target is not None}
-    moved = repoint(conn, wing, mapping)
+    whose facts moved. Returns how many facts changed subject or object.
+
+    Only the names a change since the last resolution can touch are planned again
+    (:func:`_neighbourhood`; the triggers of ``wing_readings`` say which changed), unless
+    ``full``, more than :data:`INCREMENTAL_LIMIT` names changed, or the name "Project"
+    did (it decides every project family): the result is the same as planning the whole
+    wing (tested), at a cost that follows the change, not the wing."""
+    changed = wing_readings.changed_names(conn, wing)
+    wing_readings.ensure_bases(conn, changed)
+    keys = {key for _, key in wing_readings.names_of(conn, changed).values()}
+    if full or len(changed) > INCREMENTAL_LIMIT or "project" in keys:
+        plan = plan_wing(conn, wing)
+        record_resolutions(conn, wing, plan, recorded_now())
+        mapping = {raw: target for raw, (target, _, _) in plan.items() if target is not None}
+        moved = repoint(conn, wing)
+        refresh_aliases(conn, mapping, {raw: plan[raw][1] for raw in mapping}, JOINING_RULES)
+        wing_readings.retype(conn, wing=wing)
+    else:
+        touched, context = _neighbourhood(conn, wing, changed)
+        plan = {raw: v for raw, v in plan_wing(conn, wing, context).items() if raw in touched}
+        before = record_resolutions(conn, wing, plan, recorded_now(), scope=touched)
+        retargeted = {raw for raw in touched if before.get(raw) != (plan[raw][0] if raw in plan else None)}
+        mapping = {raw: plan[raw][0] for raw in plan if plan[raw][0] is not None}
+        moved = repoint(conn, wing, raws=retargeted | changed)
+        refresh_aliases(conn, mapping, {raw: plan[raw][1] for raw in mapping}, JOINING_RULES,
+                        old_targets=set(before.values()))
+        wing_readings.retype(conn, changed)
     groups = set()
     for _fact_id, old_subject, predicate, new_subject, _new_object in moved:
         if predicate != "mentioned_with":
             groups |= {(old_subject, predicate), (new_subject, predicate)}
     if groups:
         apply_timelines(conn, groups, registry)
-    refresh_aliases(conn, mapping, {raw: plan[raw][1] for raw in mapping}, JOINING_RULES)
-    refresh_types(conn, wing)
+    wing_readings.clear_changed(conn, wing)
     return len(moved)
 
 
 def resolve_every_wing(conn, registry: dict | None = None) -> int:
-    """:func:`resolve_wing` for every wing, inside the caller's transaction (a user
-    decision applies everywhere). Returns how many facts moved."""
+    """:func:`resolve_wing` for every wing, whole, inside the caller's transaction (a
+    user decision applies everywhere). Returns how many facts moved."""
     wings = [r[0] for r in conn.execute("SELECT DISTINCT wing FROM files").fetchall()]
-    return sum(resolve_wing(conn, wing, registry) for wing in wings)
+    return sum(resolve_wing(conn, wing, registry, full=True) for wing in wings)
 
 
 def _entity_named(conn, name: str):

@@ -405,6 +405,135 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        # resolution in proportion to what changed: how often each name is read in each
+        # wing, by label and by NER or lower-case linking, kept by triggers through every
+        # write (a mention, a drawer, a note, a whole wing deleted), and the names whose
+        # readings or facts changed since the wing was last resolved; each name's family
+        # bases ("acme" of "Acme Inc.", "falcon" of "Project Falcon") for lookups; the
+        # drawers lower-case linking has not searched yet. A name's row of
+        # wing_readings is the aggregate of its mentions, never edited by hand. In a
+        # cascade SQLite deletes the parent row before its children's triggers run, so
+        # each level subtracts its own subtree once: the note (before its deletion), a
+        # drawer whose note still exists, a mention whose drawer still exists.
+        "0010_incremental_resolution",
+        """
+        CREATE TABLE wing_readings (
+            wing      TEXT NOT NULL,
+            entity_id INTEGER NOT NULL,
+            label     TEXT NOT NULL,
+            ner       INTEGER NOT NULL,
+            n         INTEGER NOT NULL,
+            PRIMARY KEY (wing, entity_id, label, ner)
+        ) WITHOUT ROWID;
+        CREATE INDEX wing_readings_entity ON wing_readings(entity_id);
+        INSERT INTO wing_readings (wing, entity_id, label, ner, n)
+            SELECT f.wing, m.raw_entity_id, coalesce(m.label, ''), m.extractor != 'palace.lowercase.v1', count(*)
+            FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id
+            WHERE m.raw_entity_id IS NOT NULL GROUP BY 1, 2, 3, 4;
+        CREATE TABLE readings_changed (
+            wing      TEXT NOT NULL,
+            entity_id INTEGER NOT NULL,
+            PRIMARY KEY (wing, entity_id)
+        ) WITHOUT ROWID;
+        INSERT INTO readings_changed SELECT DISTINCT wing, entity_id FROM wing_readings;
+        CREATE TABLE entity_bases (
+            entity_id    INTEGER PRIMARY KEY REFERENCES entities(id) ON DELETE CASCADE,
+            legal_base   TEXT,
+            project_base TEXT
+        );
+        CREATE INDEX entity_bases_legal ON entity_bases(legal_base) WHERE legal_base IS NOT NULL;
+        CREATE INDEX entity_bases_project ON entity_bases(project_base) WHERE project_base IS NOT NULL;
+        CREATE INDEX facts_raw_subject ON facts(raw_subject_id);
+        CREATE INDEX facts_raw_object ON facts(raw_object_id) WHERE raw_object_id IS NOT NULL;
+        CREATE INDEX lowercase_hits_key ON lowercase_hits(key);
+        CREATE TABLE lowercase_unscanned (
+            drawer_id TEXT PRIMARY KEY REFERENCES drawers(id) ON DELETE CASCADE
+        );
+        INSERT INTO lowercase_unscanned SELECT d.id FROM drawers d
+            WHERE NOT EXISTS (SELECT 1 FROM lowercase_scanned s WHERE s.drawer_id = d.id);
+        DROP TABLE lowercase_scanned;
+        CREATE TRIGGER drawers_unscanned AFTER INSERT ON drawers BEGIN
+            INSERT OR IGNORE INTO lowercase_unscanned VALUES (NEW.id);
+        END;
+        CREATE TRIGGER mentions_read AFTER INSERT ON mentions WHEN NEW.raw_entity_id IS NOT NULL BEGIN
+            INSERT INTO wing_readings (wing, entity_id, label, ner, n)
+                SELECT f.wing, NEW.raw_entity_id, coalesce(NEW.label, ''), NEW.extractor != 'palace.lowercase.v1', 1
+                FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = NEW.drawer_id
+                ON CONFLICT DO UPDATE SET n = n + 1;
+            INSERT OR IGNORE INTO readings_changed SELECT f.wing, NEW.raw_entity_id
+                FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = NEW.drawer_id;
+        END;
+        CREATE TRIGGER mentions_unread AFTER DELETE ON mentions WHEN OLD.raw_entity_id IS NOT NULL BEGIN
+            INSERT OR IGNORE INTO readings_changed SELECT f.wing, OLD.raw_entity_id
+                FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = OLD.drawer_id;
+            UPDATE wing_readings SET n = n - 1 WHERE entity_id = OLD.raw_entity_id
+                AND label = coalesce(OLD.label, '') AND ner = (OLD.extractor != 'palace.lowercase.v1')
+                AND wing = (SELECT f.wing FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = OLD.drawer_id);
+            DELETE FROM wing_readings WHERE entity_id = OLD.raw_entity_id AND n <= 0;
+        END;
+        CREATE TRIGGER mentions_reread AFTER UPDATE OF raw_entity_id, label, extractor, drawer_id ON mentions
+        BEGIN
+            INSERT OR IGNORE INTO readings_changed SELECT f.wing, OLD.raw_entity_id
+                FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = OLD.drawer_id AND OLD.raw_entity_id IS NOT NULL;
+            UPDATE wing_readings SET n = n - 1 WHERE entity_id = OLD.raw_entity_id
+                AND label = coalesce(OLD.label, '') AND ner = (OLD.extractor != 'palace.lowercase.v1')
+                AND wing = (SELECT f.wing FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = OLD.drawer_id);
+            DELETE FROM wing_readings WHERE entity_id = OLD.raw_entity_id AND n <= 0;
+            INSERT INTO wing_readings (wing, entity_id, label, ner, n)
+                SELECT f.wing, NEW.raw_entity_id, coalesce(NEW.label, ''), NEW.extractor != 'palace.lowercase.v1', 1
+                FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = NEW.drawer_id AND NEW.raw_entity_id IS NOT NULL
+                ON CONFLICT DO UPDATE SET n = n + 1;
+            INSERT OR IGNORE INTO readings_changed SELECT f.wing, NEW.raw_entity_id
+                FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = NEW.drawer_id AND NEW.raw_entity_id IS NOT NULL;
+        END;
+        CREATE TRIGGER drawers_unread BEFORE DELETE ON drawers BEGIN
+            INSERT OR IGNORE INTO readings_changed SELECT DISTINCT f.wing, m.raw_entity_id
+                FROM mentions m JOIN files f ON f.id = OLD.file_id WHERE m.drawer_id = OLD.id AND m.raw_entity_id IS NOT NULL;
+            INSERT OR IGNORE INTO readings_changed SELECT DISTINCT f.wing, e.id FROM lowercase_hits h
+                JOIN entities e ON e.key = h.key JOIN files f ON f.id = OLD.file_id WHERE h.drawer_id = OLD.id;
+            UPDATE wing_readings SET n = n - (SELECT count(*) FROM mentions m WHERE m.drawer_id = OLD.id
+                    AND m.raw_entity_id = wing_readings.entity_id AND coalesce(m.label, '') = wing_readings.label
+                    AND (m.extractor != 'palace.lowercase.v1') = wing_readings.ner)
+                WHERE wing = (SELECT wing FROM files WHERE id = OLD.file_id)
+                AND entity_id IN (SELECT raw_entity_id FROM mentions WHERE drawer_id = OLD.id);
+            DELETE FROM wing_readings WHERE n <= 0
+                AND entity_id IN (SELECT raw_entity_id FROM mentions WHERE drawer_id = OLD.id);
+        END;
+        CREATE TRIGGER files_unread BEFORE DELETE ON files BEGIN
+            INSERT OR IGNORE INTO readings_changed SELECT DISTINCT OLD.wing, m.raw_entity_id
+                FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = OLD.id AND m.raw_entity_id IS NOT NULL;
+            INSERT OR IGNORE INTO readings_changed SELECT DISTINCT OLD.wing, e.id FROM drawers d
+                JOIN lowercase_hits h ON h.drawer_id = d.id JOIN entities e ON e.key = h.key WHERE d.file_id = OLD.id;
+            UPDATE wing_readings SET n = n - (SELECT count(*) FROM drawers d JOIN mentions m ON m.drawer_id = d.id
+                    WHERE d.file_id = OLD.id AND m.raw_entity_id = wing_readings.entity_id
+                    AND coalesce(m.label, '') = wing_readings.label
+                    AND (m.extractor != 'palace.lowercase.v1') = wing_readings.ner)
+                WHERE wing = OLD.wing AND entity_id IN
+                    (SELECT m.raw_entity_id FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = OLD.id);
+            DELETE FROM wing_readings WHERE wing = OLD.wing AND n <= 0;
+        END;
+        CREATE TRIGGER files_rewinged AFTER UPDATE OF wing ON files WHEN OLD.wing IS NOT NEW.wing BEGIN
+            INSERT OR IGNORE INTO readings_changed SELECT DISTINCT w.wing, m.raw_entity_id
+                FROM drawers d JOIN mentions m ON m.drawer_id = d.id, (SELECT OLD.wing AS wing UNION SELECT NEW.wing) w
+                WHERE d.file_id = NEW.id AND m.raw_entity_id IS NOT NULL;
+            UPDATE wing_readings SET n = n - (SELECT count(*) FROM drawers d JOIN mentions m ON m.drawer_id = d.id
+                    WHERE d.file_id = NEW.id AND m.raw_entity_id = wing_readings.entity_id
+                    AND coalesce(m.label, '') = wing_readings.label
+                    AND (m.extractor != 'palace.lowercase.v1') = wing_readings.ner)
+                WHERE wing = OLD.wing;
+            DELETE FROM wing_readings WHERE wing = OLD.wing AND n <= 0;
+            INSERT INTO wing_readings (wing, entity_id, label, ner, n)
+                SELECT NEW.wing, m.raw_entity_id, coalesce(m.label, ''), m.extractor != 'palace.lowercase.v1', count(*)
+                FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = NEW.id AND m.raw_entity_id IS NOT NULL
+                GROUP BY 2, 3, 4 ON CONFLICT DO UPDATE SET n = n + excluded.n;
+        END;
+        CREATE TRIGGER facts_read AFTER INSERT ON facts BEGIN
+            INSERT OR IGNORE INTO readings_changed SELECT NEW.wing, NEW.raw_subject_id WHERE NEW.raw_subject_id IS NOT NULL;
+            INSERT OR IGNORE INTO readings_changed SELECT NEW.wing, NEW.raw_object_id WHERE NEW.raw_object_id IS NOT NULL;
+        END;
+        """,
+    ),
 ]
 
 
@@ -508,7 +637,18 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
 
 
 def _statements(sql: str) -> list[str]:
-    return [s.strip() for s in sql.split(";") if s.strip()]
+    """The statements of a migration script, a trigger's ``BEGIN … END`` kept whole
+    (:func:`sqlite3.complete_statement` decides where one ends)."""
+    out, pending = [], ""
+    for piece in sql.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                out.append(pending.strip())
+            pending = ""
+    if pending.strip(" \n;"):
+        out.append(pending.strip())
+    return out
 
 
 class transaction:
