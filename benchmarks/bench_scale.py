@@ -1,7 +1,7 @@
 """Does palace's cost grow with the notes, or faster? Mining and a one-note edit at 1×,
 4× and 16× a corpus.
 
-    .venv/bin/python benchmarks/bench_scale.py [CORPUS] [--notes N] [--sizes 1,4,16] [--json]
+    .venv/bin/python benchmarks/bench_scale.py [CORPUS] [--notes N] [--sizes 1,4,16] [--keep DIR] [--json]
 
 CORPUS (default ../shared/corpora/rust-governance-minutes) gives the first ``--notes``
 notes (default: all). Size k× is k copies of them, each in its own folder of one wing,
@@ -135,6 +135,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="1,4,16", help="copies per size, comma-separated")
     parser.add_argument("--questions", type=Path, default=REPO / "benchmarks" / "rust_dev_questions.jsonl",
                         help="questions for the warm ask timings (JSON lines with question, now)")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="keep the notes and palace of the largest size in this folder (to time reads again)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     notes = sorted(p for p in args.corpus.rglob("*.md") if p.is_file())
@@ -158,9 +160,14 @@ def main() -> None:
                 row[key.replace("_ms", "_p50_ms")] = percentile(values, 0.5)
                 row[key.replace("_ms", "_p95_ms")] = percentile(values, 0.95)
             row["disk_bytes_per_drawer"] = row["disk_bytes"] / max(1, row["drawers"])
-            shutil.rmtree(Path(tmp) / f"palace-{size}x")
             rows.append(row)
-            shutil.rmtree(root)
+            if args.keep is not None and size == max(sizes):
+                args.keep.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(Path(tmp) / f"palace-{size}x"), str(args.keep / "palace"))
+                shutil.move(str(root), str(args.keep / "notes"))
+            else:
+                shutil.rmtree(Path(tmp) / f"palace-{size}x")
+                shutil.rmtree(root)
             if not args.json:
                 print(f"{size:>3}×  {row['notes']:>5} notes  {row['words']:>9,} words  mine {row['mine_s']:7.1f} s"
                       f"  {row['words_per_s']:7,.0f} words/s  peak {row['peak_rss_mb']:6.0f} MB  "
