@@ -183,7 +183,8 @@ def vector(
             if not found_ids:
                 return ()
             sims = matrix @ vector
-            order = np.argsort(-sims)[:CANDIDATES]
+            # equal vectors (the same paragraph in two notes) tie: by id, whatever order the store gave
+            order = np.lexsort((np.asarray(found_ids), -sims))[:CANDIDATES]
             return tuple((found_ids[i], float(sims[i])) for i in order)
         wanted = set(ids)
         found = palace.vectors.query(vector, CANDIDATES * 5, where=where)

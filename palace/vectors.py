@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+from collections import OrderedDict
 import os
 import threading
 import time
@@ -52,6 +53,11 @@ def usable(vectors: np.ndarray) -> np.ndarray:
 def date_number(iso: str | None) -> int | None:
     """``"2024-04-12"`` → ``20240412`` (for Chroma ``where`` filters); None stays None."""
     return int(iso.replace("-", "")) if iso else None
+
+
+#: Vectors a warm process keeps in memory for exact scans (:meth:`_ChromaStore.embeddings`):
+#: 384 float32 values and a NumPy header, about 1.6 KB each, so about 100 MB.
+VECTOR_CACHE = 65_536
 
 
 @runtime_checkable
@@ -97,6 +103,9 @@ class _ChromaStore:
 
     _client: Any = None
     _batch: int | None = None
+    #: how many vectors :meth:`embeddings` keeps in memory for the next exact scans (0: none)
+    _cache_size = 0
+    _cache: "OrderedDict[str, np.ndarray] | None" = None
 
     @property
     def collection(self) -> Any:  # pragma: no cover — each subclass has its own
@@ -132,6 +141,7 @@ class _ChromaStore:
                     embeddings=vectors[i:i + step],
                     metadatas=list(metadatas[i:i + step]),
                 )
+                self._forget_cached(ids[i:i + step])
                 self._wrote()
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -142,6 +152,7 @@ class _ChromaStore:
         for i in range(0, len(ids), step):
             with self.locked():
                 self.collection.delete(ids=list(ids[i:i + step]))
+                self._forget_cached(ids[i:i + step])
                 self._wrote()
 
     def vectors_by_embed_hash(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
@@ -175,14 +186,42 @@ class _ChromaStore:
         return list(zip(result["ids"][0], result["distances"][0]))
 
     def embeddings(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
-        """The stored vectors of ``ids`` (those present): ``(ids, matrix)``, float32."""
+        """The stored vectors of ``ids`` (those present): ``(ids, matrix)``, float32.
+
+        A warm process keeps the last :attr:`_cache_size` vectors it read (least recently
+        used first out), so that the exact scans of the next questions read only the
+        vectors they have not read yet. A drawer's id names its text, so its vector
+        changes only when it is written again: a write of this process drops it, and a
+        write of another process (a new store generation) drops them all."""
         if self.lost():
             return [], np.zeros((0, 0), dtype=np.float32)
         with self.locked():
-            got = self.collection.get(ids=list(ids), include=["embeddings"])
-        if not len(got["ids"]):
+            collection = self.collection  # may reopen the store, and empty the cache
+            cache = self._cache if self._cache_size else None
+            wanted = [i for i in ids if cache is None or i not in cache]
+            got = collection.get(ids=wanted, include=["embeddings"]) if wanted else {"ids": [], "embeddings": []}
+        if cache is None:
+            if not len(got["ids"]):
+                return [], np.zeros((0, 0), dtype=np.float32)
+            return list(got["ids"]), np.asarray(got["embeddings"], dtype=np.float32)
+        matrix = np.asarray(got["embeddings"], dtype=np.float32) if len(got["ids"]) else None
+        with self.locked():
+            for position, doc_id in enumerate(got["ids"]):
+                cache[doc_id] = matrix[position]
+            found = [i for i in ids if i in cache]
+            for doc_id in found:
+                cache.move_to_end(doc_id)
+            rows = [cache[i] for i in found]
+            while len(cache) > self._cache_size:
+                cache.popitem(last=False)
+        if not found:
             return [], np.zeros((0, 0), dtype=np.float32)
-        return list(got["ids"]), np.asarray(got["embeddings"], dtype=np.float32)
+        return found, np.stack(rows)
+
+    def _forget_cached(self, ids) -> None:
+        if self._cache:
+            for doc_id in ids:
+                self._cache.pop(doc_id, None)
 
     def count(self) -> int:
         """Number of vectors stored."""
@@ -214,6 +253,8 @@ class EmbeddedChroma(_ChromaStore):
         self._stamp: bytes | None = None
         self._generation_path = palace_dir / GENERATION_FILENAME
         self._writes = 0
+        self._cache_size = VECTOR_CACHE
+        self._cache = OrderedDict()
 
     @contextlib.contextmanager
     def locked(self):
@@ -258,6 +299,8 @@ class EmbeddedChroma(_ChromaStore):
     def _reset(self) -> None:
         """Drop this process's view of the store (the next use opens it again)."""
         client, self._client, self._collection = self._client, None, None
+        if self._cache is not None:
+            self._cache.clear()
         try:
             if client is not None:
                 client.close()  # releases Chroma's shared system for this path

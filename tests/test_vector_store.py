@@ -85,3 +85,28 @@ def test_palace_mines_and_answers_through_any_vector_store(tmp_path):
         palace.mine(notes)
         assert memory.count() == 1
         assert palace.doctor().ok
+
+
+def test_the_embedded_store_keeps_recent_vectors_and_never_serves_a_stale_one(tmp_path):
+    """Exact scans read vectors through a bounded cache: the vectors equal the stored
+    ones, a rewrite in this process or a write by another process is seen, and the
+    cache never holds more than its size."""
+    rng = np.random.default_rng(7)
+    store = EmbeddedChroma(tmp_path)
+    ids = [f"d{i}" for i in range(50)]
+    first = rng.normal(size=(50, 8)).astype(np.float32)
+    store.upsert(ids, first, [{"wing": "w"}] * 50)
+    store._cache_size = 30
+    got_ids, matrix = store.embeddings(ids[:20])
+    assert got_ids == ids[:20] and np.allclose(matrix, first[:20], atol=1e-6)
+    assert set(store._cache) == set(ids[:20])
+    got_ids, matrix = store.embeddings(["missing", *ids[10:40]])  # absent ids are left out
+    assert got_ids == ids[10:40] and np.allclose(matrix, first[10:40], atol=1e-6)
+    assert len(store._cache) == 30 and "d0" not in store._cache  # the least recently read went
+    second = rng.normal(size=(1, 8)).astype(np.float32)
+    store.upsert(["d15"], second, [{"wing": "w"}])  # written again by this process
+    assert np.allclose(store.embeddings(["d15"])[1][0], second[0], atol=1e-6)
+    other = EmbeddedChroma(tmp_path)  # another process's view of the same store
+    third = rng.normal(size=(1, 8)).astype(np.float32)
+    other.upsert(["d16"], third, [{"wing": "w"}])
+    assert np.allclose(store.embeddings(["d16"])[1][0], third[0], atol=1e-6)
