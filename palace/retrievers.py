@@ -123,23 +123,24 @@ def _fts_query(terms: tuple[str, ...]) -> str:
     return " OR ".join(f'"{t}"' for t in safe)
 
 
-def _fts_ranked(conn, query: str, allowed: set[int] | None) -> tuple[tuple[str, float], ...]:
+def _fts_ranked(conn, query: str, allowed: set[int] | None, limit: int | None = None) -> tuple[tuple[str, float], ...]:
     """Run an FTS5 query ranked by BM25 (column weights title 2, heading 2, text 1, path
     :data:`PATH_WEIGHT`), within
     ``allowed`` rowids when given. The scope is applied while reading the ranked matches,
     best first, until :data:`CANDIDATES` are in it — so a small scope never loses its hits
     to the rest of the palace. (An ``IN (…)`` filter inside the FTS query made SQLite test
     the match per allowed row: 1.8 s for a wide window on the Rust minutes.)"""
+    limit = limit or CANDIDATES
     sql = (f"SELECT rowid, bm25(drawers_fts, 2.0, 2.0, 1.0, {PATH_WEIGHT}) AS score FROM drawers_fts"
            " WHERE drawers_fts MATCH ? ORDER BY score")
     if allowed is None:
-        ranked = conn.execute(sql + " LIMIT ?", (query, CANDIDATES)).fetchall()
+        ranked = conn.execute(sql + " LIMIT ?", (query, limit)).fetchall()
     else:
         ranked = []
         for row in conn.execute(sql, (query,)):
             if row[0] in allowed:
                 ranked.append(row)
-                if len(ranked) == CANDIDATES:
+                if len(ranked) == limit:
                     break
     if not ranked:
         return ()
@@ -151,11 +152,59 @@ def _fts_ranked(conn, query: str, allowed: set[int] | None) -> tuple[tuple[str, 
 
 
 def bm25(conn, terms, allowed: set[int] | None) -> Ranked:
-    """BM25 over the question's terms (OR-ed), best first."""
+    """BM25 over the question's terms (OR-ed), best first.
+
+    A term held by half the drawers or more ("meeting" in minutes, "lang" in every path
+    of the lang team's) weighs nothing: FTS5's IDF, log((N − n + 0.5) / (n + 0.5)), is ≤ 0
+    there, and FTS5 floors it at 10⁻⁶ (``fts5_aux.c``). Yet OR-ing it in makes FTS5 score
+    every drawer that holds it. So the drawers that hold a weighing term are ranked
+    first, by a query of those terms only (a drawer's score differs from the whole
+    query's by at most a few millionths); only when they are fewer than
+    :data:`CANDIDATES` do the drawers that hold nothing but weightless terms follow, in
+    the order the whole query gives them (the same scores: a term a drawer lacks adds
+    nothing). The ranking is the whole query's, at the cost of the weighing terms."""
     query = _fts_query(terms)
     if not query or allowed is not None and not allowed:
         return ()
-    return _fts_ranked(conn, query, allowed)
+    weightless = _weightless(conn, terms)
+    weighing = tuple(t for t in terms if t not in weightless)
+    if not weightless or not _fts_query(weighing):
+        return _fts_ranked(conn, query, allowed)
+    first = _fts_ranked(conn, _fts_query(weighing), allowed)
+    if len(first) >= CANDIDATES:
+        return first
+    rest = _fts_ranked(conn, f"({_fts_query(tuple(weightless))}) NOT ({_fts_query(weighing)})", allowed,
+                       CANDIDATES - len(first))
+    return first + rest
+
+
+#: drawers in the palace, and each term's count of drawers holding it, per database:
+#: ``{path: (drawers, {term: (holding, drawers when counted)})}``
+_HOLDING: dict[str, dict[str, tuple[int, int]]] = {}
+#: a term's count is taken again once the palace's size moved by this share since
+HOLDING_DRIFT = 0.05
+
+
+def _weightless(conn, terms) -> set[str]:
+    """The terms held by at least half the palace's drawers (counted once per warm
+    process, and again when the palace grew or shrank by :data:`HOLDING_DRIFT`)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'drawers'").fetchone()
+    total = int(row[0]) if row is not None else 0
+    if not total:
+        return set()
+    counts = _HOLDING.setdefault(conn.execute("PRAGMA database_list").fetchone()[2], {})
+    out = set()
+    for term in terms:
+        if not re.search(r"\w", term):
+            continue
+        known = counts.get(term)
+        if known is None or abs(total - known[1]) > HOLDING_DRIFT * known[1]:
+            holding = conn.execute("SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?",
+                                   (_fts_query((term,)),)).fetchone()[0]
+            counts[term] = known = (holding, total)
+        if known[0] * 2 >= total:
+            out.add(term)
+    return out
 
 
 def exact(conn, identifiers: tuple[str, ...], allowed: set[int] | None) -> tuple[tuple[str, float], ...]:

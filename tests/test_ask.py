@@ -192,3 +192,34 @@ def test_copies_of_one_passage_are_folded_into_the_best(tmp_path):
         assert {copies[0].path, *(c.split(":")[0] for c in copies[0].same_text_in)} == {
             "2024-05-03.md", "2024-05-17.md", "2024-05-31.md"}
         assert any(hit.path == "policy.md" for hit in result.results)
+
+
+def test_bm25_leaves_weightless_terms_out_of_its_scoring_and_ranks_as_the_whole_query(tmp_path, monkeypatch):
+    """A term in half the drawers or more weighs nothing in BM25 (FTS5 floors its IDF):
+    the drawers holding a weighing term are ranked by those terms only, the others follow
+    in the whole query's order, so the ranking equals the whole query's."""
+    from palace import retrievers
+    from palace.core import Palace
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    topics = ["budget", "travel", "hiring", "roadmap", "security", "budget travel", "hiring roadmap", "budget"]
+    for i, topic in enumerate(topics):
+        filler = " ".join(f"word{i}x{j}" for j in range(i + 1))  # no two drawers alike: no ties
+        (notes / f"m{i}.md").write_text(f"# Meeting {i}\n\nThe meeting discussed the {topic}. {filler}.\n")
+    (notes / "other.md").write_text("# Other\n\nNothing about that here, only the garden.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        conn = palace.conn
+        assert retrievers._weightless(conn, ("meeting", "budget", "garden")) == {"meeting"}
+        whole = {}
+        for limit in (3, 100):  # a first query that fills the list, and one that needs the rest
+            monkeypatch.setattr(retrievers, "CANDIDATES", limit)
+            for terms in [("meeting", "budget"), ("meeting", "garden"), ("budget", "travel", "meeting"), ("meeting",)]:
+                for allowed in (None, {r[0] for r in conn.execute("SELECT rowid FROM drawers")}):
+                    expected = retrievers._fts_ranked(conn, retrievers._fts_query(terms), allowed, limit)
+                    got = retrievers.bm25(conn, terms, allowed)
+                    assert [d for d, _ in got] == [d for d, _ in expected], (terms, limit)
+                    assert all(abs(a[1] - b[1]) < 1e-4 for a, b in zip(got, expected))
+                    whole[terms, limit] = len(got)
+        assert whole[("meeting", "garden"), 100] == 9  # "garden" once, then every "meeting"
