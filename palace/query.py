@@ -458,12 +458,15 @@ def _title_matches(conn, drawer_ids: list[str], terms: tuple[str, ...]) -> set[s
     if len(terms) < 2 or not drawer_ids:
         return set()
     total = conn.execute("SELECT count(*) FROM files WHERE status = 'indexed'").fetchone()[0] or 1
-    stems = [
-        stem for stem in dict.fromkeys(_stem(t) for t in terms)
-        if conn.execute(
+    def titled(stem: str) -> int:
+        return conn.execute(
             "SELECT count(*) FROM files WHERE status = 'indexed' AND (lower(title) LIKE ? OR lower(path) LIKE ?)",
             (f"%{stem}%", f"%{stem}%"),
-        ).fetchone()[0] <= max(3, total * TITLE_COMMON)
+        ).fetchone()[0]
+
+    stems = [
+        stem for stem in dict.fromkeys(_stem(t) for t in terms)
+        if retrievers.counted(conn, "notes titled", stem, total, lambda: titled(stem)) <= max(3, total * TITLE_COMMON)
     ]
     if len(stems) < 2:
         return set()

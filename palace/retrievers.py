@@ -19,9 +19,11 @@ rowids, or None for all) is the scope left by wing/room and the date window.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import math
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -55,10 +57,17 @@ def in_window(conn, window) -> dict[int, int]:
         (start, end, end, start),
     ):
         tiers[rowid] = 2 if inside else 1
+    # no drawer's own date spans more than the longest recorded: its start lies that far
+    # before the window at most, a bounded range of the index on date_start
+    row = conn.execute("SELECT value FROM meta WHERE key = 'drawer_span_days'").fetchone()
+    try:
+        earliest = (window.start - dt.timedelta(days=math.ceil(float(row[0])) + 1)).isoformat() if row else ""
+    except OverflowError:  # a window open to the past
+        earliest = ""
     for (rowid,) in conn.execute(
         "SELECT d.rowid FROM drawers d JOIN files f ON f.id = d.file_id"
-        f" WHERE d.date_start < ? AND d.date_end > ? AND NOT ({UNDATED})",
-        (end, start),
+        f" WHERE d.date_start < ? AND d.date_start >= ? AND d.date_end > ? AND NOT ({UNDATED})",
+        (end, earliest, start),
     ):
         tiers[rowid] = 3
     return tiers
@@ -178,31 +187,39 @@ def bm25(conn, terms, allowed: set[int] | None) -> Ranked:
     return first + rest
 
 
-#: drawers in the palace, and each term's count of drawers holding it, per database:
-#: ``{path: (drawers, {term: (holding, drawers when counted)})}``
-_HOLDING: dict[str, dict[str, tuple[int, int]]] = {}
-#: a term's count is taken again once the palace's size moved by this share since
-HOLDING_DRIFT = 0.05
+#: counts a warm process took, per database and kind: ``{(path, kind): {key: (count,
+#: total when counted)}}`` (:func:`counted`)
+_COUNTS: dict[tuple[str, str], dict[str, tuple[int, int]]] = {}
+#: a count is taken again once the total it is a share of moved by this share since
+COUNT_DRIFT = 0.05
+
+
+def counted(conn, kind: str, key: str, total: int, count: Callable[[], int]) -> int:
+    """``count()`` (how many of ``total`` rows hold ``key``: drawers holding a term, notes
+    whose title holds a word), taken once per warm process and database, and again when
+    ``total`` moved by more than :data:`COUNT_DRIFT` since: a share of the palace needs
+    no recount for every question."""
+    cache = _COUNTS.setdefault((conn.execute("PRAGMA database_list").fetchone()[2], kind), {})
+    known = cache.get(key)
+    if known is None or abs(total - known[1]) > COUNT_DRIFT * known[1]:
+        cache[key] = known = (count(), total)
+    return known[0]
 
 
 def _weightless(conn, terms) -> set[str]:
-    """The terms held by at least half the palace's drawers (counted once per warm
-    process, and again when the palace grew or shrank by :data:`HOLDING_DRIFT`)."""
+    """The terms held by at least half the palace's drawers (:func:`counted`)."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'drawers'").fetchone()
     total = int(row[0]) if row is not None else 0
     if not total:
         return set()
-    counts = _HOLDING.setdefault(conn.execute("PRAGMA database_list").fetchone()[2], {})
     out = set()
     for term in terms:
         if not re.search(r"\w", term):
             continue
-        known = counts.get(term)
-        if known is None or abs(total - known[1]) > HOLDING_DRIFT * known[1]:
-            holding = conn.execute("SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?",
-                                   (_fts_query((term,)),)).fetchone()[0]
-            counts[term] = known = (holding, total)
-        if known[0] * 2 >= total:
+        query = _fts_query((term,))
+        holding = counted(conn, "drawers holding", term, total, lambda: conn.execute(
+            "SELECT count(*) FROM drawers_fts WHERE drawers_fts MATCH ?", (query,)).fetchone()[0])
+        if holding * 2 >= total:
             out.add(term)
     return out
 

@@ -115,3 +115,36 @@ def test_a_locked_write_is_retried_until_the_lock_is_free(tmp_path):
     with __import__("pytest").raises(sqlite3.OperationalError):
         store.retry_locked(write, patience_s=0.3)
     conn.execute("ROLLBACK")
+
+
+def test_the_drawer_count_and_longest_date_span_follow_every_write_and_a_window_finds_long_spans(tmp_path):
+    """``meta`` keeps the number of drawers and the longest span of a drawer's own date
+    (migration 0011), through inserts and deletes; a date window reaches a drawer whose
+    date began before it by that span (palace.retrievers.in_window)."""
+    import datetime as dt
+    from types import SimpleNamespace
+
+    from palace.retrievers import in_window
+
+    conn = store.connect(tmp_path)
+
+    def meta(key):
+        return float(conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0])
+
+    conn.execute("INSERT INTO files (id, wing, root, path, room, status, doc_date, doc_date_source, mined_at)"
+                 " VALUES (1, 'w', '/r', 'a.md', 'r', 'indexed', '2024-03-01', 'front matter', 'now')")
+
+    def drawer(rowid, start, end):
+        conn.execute("INSERT INTO drawers (rowid, id, file_id, ordinal, char_start, char_end, line_start, line_end,"
+                     " heading_path, text, text_hash, embed_hash, date_start, date_end) VALUES"
+                     " (?, ?, 1, ?, 0, 1, 1, 1, '[]', 'x', 'h', 'e', ?, ?)", (rowid, f"d{rowid}", rowid, start, end))
+
+    drawer(1, "2024-03-01", "2024-03-02")
+    drawer(2, "2024-03-01", "2024-03-31")  # a drawer dated "March 2024"
+    drawer(3, "2024-05-01", "2024-05-02")
+    assert meta("drawers") == 3 and meta("drawer_span_days") == 30
+    conn.execute("DELETE FROM drawers WHERE rowid = 3")
+    assert meta("drawers") == 2 and meta("drawer_span_days") == 30  # never lowered: a safe bound
+    window = SimpleNamespace(start=dt.date(2024, 3, 20), end=dt.date(2024, 3, 25))
+    assert in_window(conn, window) == {2: 3}  # began 19 days before the window, still in it
+    assert in_window(conn, SimpleNamespace(start=dt.date.min, end=dt.date(2024, 3, 2))) == {1: 3, 2: 3}
