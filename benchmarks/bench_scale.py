@@ -2,6 +2,7 @@
 4× and 16× a corpus.
 
     .venv/bin/python benchmarks/bench_scale.py [CORPUS] [--notes N] [--sizes 1,4,16] [--keep DIR] [--json]
+    .venv/bin/python benchmarks/bench_scale.py --reads DIR   # the reads again, on a kept palace
 
 CORPUS (default ../shared/corpora/rust-governance-minutes) gives the first ``--notes``
 notes (default: all). Size k× is k copies of them, each in its own folder of one wing,
@@ -62,27 +63,32 @@ from palace.core import Palace
 from palace import mining
 
 root, palace_dir, edit = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+reads_only = len(sys.argv) > 5 and sys.argv[5] == "reads"
 with Palace.open(palace_dir) as palace:
-    started = time.perf_counter()
-    report = palace.mine(root, wing="scale")
-    mine_s = time.perf_counter() - started
     spent = {"resolution": 0.0}
-    original = mining.finish_resolution
+    mine_s = edit_s = 0.0
+    indexed = words = 0
+    if not reads_only:
+        started = time.perf_counter()
+        report = palace.mine(root, wing="scale")
+        mine_s = time.perf_counter() - started
+        indexed, words = report.indexed, report.words
+        original = mining.finish_resolution
 
-    def timed(*args, **kwargs):
-        t = time.perf_counter()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            spent["resolution"] += time.perf_counter() - t
+        def timed(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent["resolution"] += time.perf_counter() - t
 
-    mining.finish_resolution = timed
-    note = root / edit
-    note.write_text(note.read_text(encoding="utf-8") + "\n\nMarisol Ferreira joined the release team.\n",
-                    encoding="utf-8")
-    started = time.perf_counter()
-    palace.mine(root, wing="scale", paths=[edit], verify=True)
-    edit_s = time.perf_counter() - started
+        mining.finish_resolution = timed
+        note = root / edit
+        note.write_text(note.read_text(encoding="utf-8") + "\n\nMarisol Ferreira joined the release team.\n",
+                        encoding="utf-8")
+        started = time.perf_counter()
+        palace.mine(root, wing="scale", paths=[edit], verify=True)
+        edit_s = time.perf_counter() - started
     drawers = palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
     entities = palace.conn.execute("SELECT count(*) FROM entities").fetchone()[0]
     facts = palace.conn.execute("SELECT count(*) FROM facts").fetchone()[0]
@@ -102,7 +108,7 @@ with Palace.open(palace_dir) as palace:
     facts_ms = [timed_ms(lambda: palace.facts()) for _ in range(5)]
     about_ms = [timed_ms(lambda: palace.facts(about=q)) for q in ("Rust", "Niko", "Josh")]
 disk = sum(p.stat().st_size for p in palace_dir.rglob("*") if p.is_file())
-print(json.dumps({"notes": report.indexed, "words": report.words, "mine_s": mine_s, "edit_s": edit_s,
+print(json.dumps({"notes": indexed, "words": words, "mine_s": mine_s, "edit_s": edit_s,
                   "edit_resolution_s": spent["resolution"], "drawers": drawers, "entities": entities,
                   "facts": facts, "peak_rss_mb": peak, "ask_ms": ask_ms, "status_ms": status_ms,
                   "facts_ms": facts_ms, "facts_about_ms": about_ms, "disk_bytes": disk}))
@@ -137,8 +143,22 @@ def main() -> None:
                         help="questions for the warm ask timings (JSON lines with question, now)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the notes and palace of the largest size in this folder (to time reads again)")
+    parser.add_argument("--reads", type=Path, default=None,
+                        help="only time the warm reads on a palace kept by --keep in this folder (no mining)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.reads is not None:
+        load = os.getloadavg()[0]
+        done = subprocess.run([sys.executable, "-c", CHILD, str(args.reads / "notes"), str(args.reads / "palace"), "",
+                               str(args.questions), "reads"], capture_output=True, text=True)
+        if done.returncode:
+            raise SystemExit(f"reads failed:\n{done.stderr[-3000:]}")
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        ask = sorted(row["ask_ms"])
+        print(f"{row['drawers']:,} drawers  warm ask p50 {percentile(ask, 0.5):6.1f} ms  p95 {percentile(ask, 0.95):6.1f}"
+              f" ms   status p50 {percentile(sorted(row['status_ms']), 0.5):6.1f} ms   facts p50"
+              f" {percentile(sorted(row['facts_ms']), 0.5):6.1f} ms   load {load:.2f} → {os.getloadavg()[0]:.2f}")
+        return
     notes = sorted(p for p in args.corpus.rglob("*.md") if p.is_file())
     notes = notes[:args.notes] if args.notes else notes
     sizes = [int(s) for s in args.sizes.split(",")]
