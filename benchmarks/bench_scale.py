@@ -17,7 +17,8 @@ reports:
   ``paths=[that note]`` (the watcher's step), in a warm process (the pipeline already
   loaded): total seconds, and the part spent in the wing's end-of-run work (linking
   lower-case names and entity resolution, :func:`palace.mining.finish_resolution`);
-- **reads**, in the same warm process: ``ask`` p50/p95 over ``--questions`` (default the
+- **reads**, in the same warm process, once it holds the vectors in memory as a warm
+  server does (``palace serve``, ``palace watch``, ``palace mcp``): ``ask`` p50/p95 over ``--questions`` (default the
   Rust dev set: they ask about the first copy's names), ``status``, ``facts`` (current,
   the first 100) and ``facts --about`` p50, and the palace's size on disk per drawer.
 
@@ -102,6 +103,7 @@ with Palace.open(palace_dir) as palace:
         return (time.perf_counter() - t) * 1000
 
     palace.ask(questions[0]["question"])  # warm: the model, the index, the query path
+    palace.vectors.preload()  # and the vectors in memory, as a warm server holds them
     ask_ms = [timed_ms(lambda: palace.ask(q["question"], now=dt.date.fromisoformat(q["now"]) if q.get("now") else None))
               for q in questions]
     status_ms = [timed_ms(palace.status) for _ in range(5)]

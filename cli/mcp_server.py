@@ -248,6 +248,7 @@ def mcp_command(
             palace.ask("what changed", top_k=1, wing=wing)
         except PalaceError:
             pass
+        palace.vectors.preload()  # the stored vectors in memory, for exact scans
         server.run("stdio")
 
 

@@ -194,11 +194,14 @@ class Server:
 
     def _warm(self) -> None:
         """Load the embedding model and the vector index and import the query path, by
-        answering one question (an empty palace answers nothing, which is fine)."""
+        answering one question (an empty palace answers nothing, which is fine), then
+        read the stored vectors into memory for exact scans (:meth:`palace.vectors.
+        VectorStore.preload`: about 3 s and 190 MB at 126,616 drawers)."""
         try:
             self.palace.ask("what changed", top_k=1)
         except PalaceError as exc:
             log.info("warm-up question not answered: %s", exc.message)
+        log.info("%d vectors held in memory", self.palace.vectors.preload())
 
     def answer(self, request: dict) -> dict:
         """The reply to one request: ``{"exit", "stdout", "stderr"}``, or ``{"refused":

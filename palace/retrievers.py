@@ -235,20 +235,22 @@ def exact(conn, identifiers: tuple[str, ...], allowed: set[int] | None) -> tuple
 def vector(
     palace: "Palace", question: str, allowed: set[int] | None, where: dict | None = None, embedding=None
 ) -> tuple[tuple[str, float], ...]:
-    """Nearest drawers by cosine similarity. A scope of up to :data:`EXACT_SCAN_LIMIT`
-    drawers is scanned exactly; a larger one asks Chroma with ``where`` (wing, room, and
-    the drawer date when a window filters) for 5 × :data:`CANDIDATES` and keeps those in
-    scope. ``embedding`` is the question's vector when already computed."""
+    """Nearest drawers by cosine similarity. A scope is scanned exactly when at most
+    :data:`EXACT_SCAN_LIMIT` of its vectors are not in the process's memory yet (a warm
+    process keeps them: :class:`palace.vectors.VectorCache`); a larger one asks Chroma
+    with ``where`` (wing, room, and the drawer date when a window filters) for 5 ×
+    :data:`CANDIDATES` and keeps those in scope (Chroma filters before it searches:
+    180 ms a question at 126,616 drawers, against 6 ms unfiltered). ``embedding`` is the
+    question's vector when already computed."""
     vector = palace.embedder.embed([question])[0] if embedding is None else embedding
     if allowed is not None:
         if not allowed:
             return ()
         ids = _ids_for_rowids(palace.conn, allowed)
-        if len(ids) <= EXACT_SCAN_LIMIT:
-            found_ids, matrix = palace.vectors.embeddings(ids)
+        if len(ids) <= EXACT_SCAN_LIMIT or palace.vectors.missing(ids) <= EXACT_SCAN_LIMIT:
+            found_ids, sims = palace.vectors.similarities(ids, vector)
             if not found_ids:
                 return ()
-            sims = matrix @ vector
             # equal vectors (the same paragraph in two notes) tie: by id, whatever order the store gave
             order = np.lexsort((np.asarray(found_ids), -sims))[:CANDIDATES]
             return tuple((found_ids[i], float(sims[i])) for i in order)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-from collections import OrderedDict
 import os
 import threading
 import time
@@ -55,9 +54,73 @@ def date_number(iso: str | None) -> int | None:
     return int(iso.replace("-", "")) if iso else None
 
 
-#: Vectors a warm process keeps in memory for exact scans (:meth:`_ChromaStore.embeddings`):
-#: 384 float32 values and a NumPy header, about 1.6 KB each, so about 100 MB.
-VECTOR_CACHE = 65_536
+#: Vectors a warm process keeps in memory for exact scans (:meth:`_ChromaStore.similarities`):
+#: 384 float32 values, 1.5 KB each, so at most 192 MiB (a palace of 131,072 drawers).
+VECTOR_CACHE = 131_072
+#: vectors read per call while preloading (:meth:`_ChromaStore.preload`)
+PRELOAD_BATCH = 5_000
+
+
+class VectorCache:
+    """Stored vectors a warm process keeps in one float32 matrix (rows grow by doubling
+    up to ``capacity``), by drawer id: an exact scan of any scope is then one
+    matrix-vector product. A drawer's id names its text, so its vector changes only when
+    it is written again: the store drops what it rewrites (:meth:`drop`) and clears the
+    cache when another process wrote. Once full it keeps what it holds and takes no
+    more. Not thread-safe: the store calls it under its lock."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.slots: dict[str, int] = {}
+        self.matrix: np.ndarray | None = None
+        self.used = 0
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    def __contains__(self, doc_id: str) -> bool:
+        return doc_id in self.slots
+
+    def add(self, ids: Sequence[str], matrix: np.ndarray) -> None:
+        """Keep the vectors ``matrix`` (one row per id of ``ids``), as room allows."""
+        for doc_id, row in zip(ids, matrix):
+            slot = self.slots.get(doc_id)
+            if slot is None:
+                if (self.matrix is None or self.used == len(self.matrix)) and not self._grow(matrix.shape[1]):
+                    return
+                slot, self.used = self.used, self.used + 1
+                self.slots[doc_id] = slot
+            self.matrix[slot] = row
+
+    def _grow(self, dim: int) -> bool:
+        size = 0 if self.matrix is None else len(self.matrix)
+        if size >= self.capacity:
+            return False
+        grown = np.empty((min(self.capacity, max(1024, 2 * size)), dim), dtype=np.float32)
+        if self.matrix is not None:
+            grown[:self.used] = self.matrix[:self.used]
+        self.matrix = grown
+        return True
+
+    def drop(self, ids) -> None:
+        """Forget ``ids`` (their rows stay unused until :meth:`clear`)."""
+        for doc_id in ids:
+            self.slots.pop(doc_id, None)
+
+    def clear(self) -> None:
+        self.slots.clear()
+        self.used = 0
+
+    def similarities(self, ids: Sequence[str], vector: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """``(the ids held, their dot products with vector)``; for a scope of more than an
+        eighth of the rows, one product over the whole matrix, then picked."""
+        found = [i for i in ids if i in self.slots]
+        if not found:
+            return [], np.zeros(0, dtype=np.float32)
+        rows = np.fromiter((self.slots[i] for i in found), dtype=np.int64, count=len(found))
+        if len(rows) * 8 > self.used:
+            return found, (self.matrix[:self.used] @ vector)[rows]
+        return found, self.matrix[rows] @ vector
 
 
 @runtime_checkable
@@ -87,6 +150,17 @@ class VectorStore(Protocol):
     def embeddings(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
         """The stored vectors of those ``ids`` that are present: ``(ids, matrix)``."""
 
+    def similarities(self, ids: Sequence[str], vector: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Cosine similarities of the unit ``vector`` to the stored vectors of those ``ids``
+        that are present: ``(ids, similarities)`` (an exact scan)."""
+
+    def missing(self, ids: Sequence[str]) -> int:
+        """How many of ``ids`` an exact scan would have to read (not in memory already)."""
+
+    def preload(self) -> int:
+        """Read into memory what later exact scans will need (a warm server, at start);
+        returns how many vectors are held (0 for a store that keeps none)."""
+
     def vectors_by_embed_hash(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         """Stored vectors whose metadata ``embed_hash`` is one of ``hashes``, keyed by it
         (text already embedded is never embedded again)."""
@@ -104,8 +178,7 @@ class _ChromaStore:
     _client: Any = None
     _batch: int | None = None
     #: how many vectors :meth:`embeddings` keeps in memory for the next exact scans (0: none)
-    _cache_size = 0
-    _cache: "OrderedDict[str, np.ndarray] | None" = None
+    _cache: VectorCache | None = None
 
     @property
     def collection(self) -> Any:  # pragma: no cover — each subclass has its own
@@ -186,42 +259,68 @@ class _ChromaStore:
         return list(zip(result["ids"][0], result["distances"][0]))
 
     def embeddings(self, ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
-        """The stored vectors of ``ids`` (those present): ``(ids, matrix)``, float32.
-
-        A warm process keeps the last :attr:`_cache_size` vectors it read (least recently
-        used first out), so that the exact scans of the next questions read only the
-        vectors they have not read yet. A drawer's id names its text, so its vector
-        changes only when it is written again: a write of this process drops it, and a
-        write of another process (a new store generation) drops them all."""
+        """The stored vectors of ``ids`` (those present): ``(ids, matrix)``, float32, read
+        from the store itself (``palace doctor`` checks them)."""
         if self.lost():
             return [], np.zeros((0, 0), dtype=np.float32)
         with self.locked():
-            collection = self.collection  # may reopen the store, and empty the cache
-            cache = self._cache if self._cache_size else None
-            wanted = [i for i in ids if cache is None or i not in cache]
-            got = collection.get(ids=wanted, include=["embeddings"]) if wanted else {"ids": [], "embeddings": []}
-        if cache is None:
-            if not len(got["ids"]):
-                return [], np.zeros((0, 0), dtype=np.float32)
-            return list(got["ids"]), np.asarray(got["embeddings"], dtype=np.float32)
-        matrix = np.asarray(got["embeddings"], dtype=np.float32) if len(got["ids"]) else None
-        with self.locked():
-            for position, doc_id in enumerate(got["ids"]):
-                cache[doc_id] = matrix[position]
-            found = [i for i in ids if i in cache]
-            for doc_id in found:
-                cache.move_to_end(doc_id)
-            rows = [cache[i] for i in found]
-            while len(cache) > self._cache_size:
-                cache.popitem(last=False)
-        if not found:
+            got = self.collection.get(ids=list(ids), include=["embeddings"])
+        if not len(got["ids"]):
             return [], np.zeros((0, 0), dtype=np.float32)
-        return found, np.stack(rows)
+        return list(got["ids"]), np.asarray(got["embeddings"], dtype=np.float32)
+
+    def missing(self, ids: Sequence[str]) -> int:
+        """How many of ``ids`` :meth:`similarities` would read from the store (not held in
+        this process's :class:`VectorCache`)."""
+        with self.locked():
+            if self._cache is None or self.lost():
+                return len(ids)
+            self.collection  # a write of another process empties the cache
+            return sum(1 for i in ids if i not in self._cache)
+
+    def similarities(self, ids: Sequence[str], vector: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Cosine similarities of the unit ``vector`` to the stored vectors of ``ids``
+        (those present): ``(ids, similarities)``. A warm process reads each vector once
+        and keeps it (:class:`VectorCache`); what a full cache cannot take is scored
+        from what was read."""
+        if self.lost():
+            return [], np.zeros(0, dtype=np.float32)
+        with self.locked():
+            cache = self._cache
+            if cache is not None:
+                self.collection  # a write of another process empties the cache
+            wanted = list(ids) if cache is None else [i for i in ids if i not in cache]
+        got_ids, matrix = self.embeddings(wanted) if wanted else ([], np.zeros((0, 0), dtype=np.float32))
+        if cache is None:
+            return got_ids, (matrix @ vector if got_ids else np.zeros(0, dtype=np.float32))
+        with self.locked():
+            cache.add(got_ids, matrix)
+            found, sims = cache.similarities(ids, vector)
+        held = set(found)
+        rest = [k for k, i in enumerate(got_ids) if i not in held]
+        if rest:  # the cache is full
+            found = found + [got_ids[k] for k in rest]
+            sims = np.concatenate([sims, matrix[rest] @ vector])
+        return found, sims
+
+    def preload(self) -> int:
+        """Read the store's vectors into this process's cache, as far as it holds (a
+        warm server does it once, at start). Returns how many it holds."""
+        if self._cache is None or self.lost():
+            return 0
+        offset = 0
+        while len(self._cache) < self._cache.capacity:
+            with self.locked():
+                got = self.collection.get(include=["embeddings"], limit=PRELOAD_BATCH, offset=offset)
+                if not len(got["ids"]):
+                    break
+                self._cache.add(list(got["ids"]), np.asarray(got["embeddings"], dtype=np.float32))
+            offset += PRELOAD_BATCH
+        return len(self._cache)
 
     def _forget_cached(self, ids) -> None:
-        if self._cache:
-            for doc_id in ids:
-                self._cache.pop(doc_id, None)
+        if self._cache is not None:
+            self._cache.drop(ids)
 
     def count(self) -> int:
         """Number of vectors stored."""
@@ -253,8 +352,7 @@ class EmbeddedChroma(_ChromaStore):
         self._stamp: bytes | None = None
         self._generation_path = palace_dir / GENERATION_FILENAME
         self._writes = 0
-        self._cache_size = VECTOR_CACHE
-        self._cache = OrderedDict()
+        self._cache = VectorCache(VECTOR_CACHE)
 
     @contextlib.contextmanager
     def locked(self):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from palace.core import Palace
-from palace.vectors import EmbeddedChroma, VectorStore
+from palace.vectors import EmbeddedChroma, VectorCache, VectorStore
 
 
 def _matches(meta: dict, where: dict | None) -> bool:
@@ -55,6 +55,16 @@ class MemoryVectors:
         got = [i for i in ids if i in self.rows]
         return got, np.stack([self.rows[i][0] for i in got]) if got else np.zeros((0, 0), dtype=np.float32)
 
+    def similarities(self, ids, vector):
+        got, matrix = self.embeddings(ids)
+        return got, (matrix @ vector if got else np.zeros(0, dtype=np.float32))
+
+    def missing(self, ids) -> int:
+        return 0  # all in memory
+
+    def preload(self) -> int:
+        return len(self.rows)
+
     def vectors_by_embed_hash(self, hashes):
         wanted = set(hashes)
         return {m["embed_hash"]: v for v, m in self.rows.values() if m.get("embed_hash") in wanted}
@@ -87,26 +97,35 @@ def test_palace_mines_and_answers_through_any_vector_store(tmp_path):
         assert palace.doctor().ok
 
 
-def test_the_embedded_store_keeps_recent_vectors_and_never_serves_a_stale_one(tmp_path):
-    """Exact scans read vectors through a bounded cache: the vectors equal the stored
-    ones, a rewrite in this process or a write by another process is seen, and the
-    cache never holds more than its size."""
+def test_the_embedded_store_scans_from_memory_and_never_serves_a_stale_vector(tmp_path):
+    """Exact scans score the vectors a warm process keeps (VectorCache): the scores equal
+    those of the stored vectors, a rewrite in this process or a write by another process
+    is seen, and a full cache still scores every id asked."""
     rng = np.random.default_rng(7)
     store = EmbeddedChroma(tmp_path)
     ids = [f"d{i}" for i in range(50)]
     first = rng.normal(size=(50, 8)).astype(np.float32)
     store.upsert(ids, first, [{"wing": "w"}] * 50)
-    store._cache_size = 30
-    got_ids, matrix = store.embeddings(ids[:20])
-    assert got_ids == ids[:20] and np.allclose(matrix, first[:20], atol=1e-6)
-    assert set(store._cache) == set(ids[:20])
-    got_ids, matrix = store.embeddings(["missing", *ids[10:40]])  # absent ids are left out
-    assert got_ids == ids[10:40] and np.allclose(matrix, first[10:40], atol=1e-6)
-    assert len(store._cache) == 30 and "d0" not in store._cache  # the least recently read went
+    query = rng.normal(size=8).astype(np.float32)
+    assert store.missing(ids) == 50
+    got, sims = store.similarities(["missing", *ids[:20]], query)  # absent ids are left out
+    assert got == ids[:20] and np.allclose(sims, first[:20] @ query, atol=1e-5)
+    assert store.missing(ids) == 30
+    got, sims = store.similarities(ids[10:], query)  # a scope above an eighth: the whole matrix
+    assert got == ids[10:] and np.allclose(sims, first[10:] @ query, atol=1e-5)
     second = rng.normal(size=(1, 8)).astype(np.float32)
     store.upsert(["d15"], second, [{"wing": "w"}])  # written again by this process
-    assert np.allclose(store.embeddings(["d15"])[1][0], second[0], atol=1e-6)
+    assert np.allclose(store.similarities(["d15"], query)[1], second @ query, atol=1e-5)
     other = EmbeddedChroma(tmp_path)  # another process's view of the same store
     third = rng.normal(size=(1, 8)).astype(np.float32)
     other.upsert(["d16"], third, [{"wing": "w"}])
-    assert np.allclose(store.embeddings(["d16"])[1][0], third[0], atol=1e-6)
+    assert np.allclose(store.similarities(["d16"], query)[1], third @ query, atol=1e-5)
+    small = EmbeddedChroma(tmp_path)
+    small._cache = VectorCache(16)
+    got, sims = small.similarities(ids, query)  # room for 16: the other 34 scored all the same
+    assert sorted(got) == sorted(ids) and len(small._cache) == 16
+    expected = dict(zip(ids, first @ query)) | {"d15": (second @ query)[0], "d16": (third @ query)[0]}
+    assert np.allclose(sims, [expected[i] for i in got], atol=1e-5)
+    assert small.preload() == 16
+    fresh = EmbeddedChroma(tmp_path)
+    assert fresh.preload() == 50 and fresh.missing(ids) == 0
