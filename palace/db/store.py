@@ -539,13 +539,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         # terms against it without counting 100,000 rows (palace.retrievers.bm25); the
         # longest span of a drawer's own date (days, never lowered), so that a date
         # window finds its drawers by a bounded range of an index on their start
-        # (palace.retrievers.in_window)
+        # (palace.retrievers.in_window); a note's facts by its path (a one-note edit
+        # reads its front-matter facts without a scan of the wing's)
         "0011_drawer_count",
         """
         INSERT OR REPLACE INTO meta VALUES ('drawers', (SELECT count(*) FROM drawers));
         INSERT OR REPLACE INTO meta VALUES ('drawer_span_days',
             (SELECT coalesce(max(julianday(date_end) - julianday(date_start)), 0) FROM drawers));
         CREATE INDEX drawers_date ON drawers(date_start);
+        CREATE INDEX facts_path ON facts(wing, path);
         CREATE TRIGGER drawers_counted AFTER INSERT ON drawers BEGIN
             UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'drawers';
             UPDATE meta SET value = max(CAST(value AS REAL), julianday(NEW.date_end) - julianday(NEW.date_start))
