@@ -26,9 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from palace.db import store
+from palace.db import readings, store
 from palace.db.drawers import path_hash, remove_drawer
+from palace.db.resolution import refresh_aliases
 from palace.db.entities import find_entities
+from palace.resolution import JOINING_RULES
 from palace.errors import PalaceError, UsageError
 from palace.temporal import apply_timelines, recorded_now
 
@@ -269,11 +271,14 @@ def _finish(palace: "Palace", wings: list[str]) -> None:
     for wing in wings:
         if conn.execute("SELECT 1 FROM files WHERE wing = ? LIMIT 1", (wing,)).fetchone():
             finish_resolution(conn, wing, palace.registry, palace.path)
-        else:
+        else:  # the wing is gone: what its names implied elsewhere goes with it
             with store.transaction(conn):
                 conn.execute("DELETE FROM meta WHERE key = ?", (f"resolution_pending:{wing}",))
                 conn.execute("DELETE FROM entity_resolutions WHERE wing = ?", (wing,))
                 conn.execute("DELETE FROM lowercase_names WHERE wing = ?", (wing,))
+                refresh_aliases(conn, {}, {}, JOINING_RULES)  # the aliases its resolutions implied
+                readings.retype(conn, readings.changed_names(conn, wing))  # names read in other wings too
+                readings.clear_changed(conn, wing)
     flush_tombstones(palace)
     compact(palace)
 

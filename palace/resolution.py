@@ -299,7 +299,10 @@ def link_lowercase_mentions(conn, wing: str, *, full: bool = False) -> int:
         affected = set(now_known) | before
     else:
         changed = wing_readings.changed_names(conn, wing)
-        changed_keys = {key for _, key in wing_readings.names_of(conn, changed).values()}
+        changed_names = wing_readings.names_of(conn, changed)
+        if len(changed_names) < len(changed):  # a name deleted (palace forget): its key is gone too
+            return link_lowercase_mentions(conn, wing, full=True)
+        changed_keys = {key for _, key in changed_names.values()}
         now_known = (before - changed_keys) | set(_known_names(conn, wing, changed))
         affected = changed_keys & (now_known | before)
     added, dropped = now_known - before, before - now_known
@@ -372,13 +375,18 @@ def _neighbourhood(conn, wing: str, changed: set[int]) -> tuple[set[int], set[in
 
     names, candidates = families(changed)
     for _, key in names.values():
-        words = key.split()
-        # a changed name may make a family's base a word of more names ("rust" in "rust 2024")
-        candidates |= {" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}
+        # a changed name may make a family's base a word of more names ("rust" in "rust
+        # 2024", "falcon" in "falcon-9 launch group"): every span from the start of a word
+        # to the end of a later one, the boundaries _names_containing uses
+        runs = [(m.start(), m.end()) for m in re.finditer(r"\w+", key)]
+        candidates |= {key[a:b] for i, (a, _) in enumerate(runs) for _, b in runs[i:]}
     touched = set(changed)
     touched |= wing_readings.wing_ids_with_keys(conn, wing, {k.split(" ", 1)[0] for _, k in names.values() if " " in k})
     bases = wing_readings.family_bases_in_wing(conn, wing, candidates)
-    touched |= wing_readings.family_members(conn, wing, bases) | wing_readings.wing_ids_with_keys(conn, wing, bases)
+    touched |= wing_readings.family_members(conn, wing, bases)
+    # the plain names of every candidate base, a family or not: the last "Project Falcon"
+    # gone, "Falcon" stands for itself again
+    touched |= wing_readings.wing_ids_with_keys(conn, wing, candidates)
     names, candidates = families(touched)
     bases = wing_readings.family_bases_in_wing(conn, wing, candidates)
     context = set(touched)
@@ -397,13 +405,17 @@ def resolve_wing(conn, wing: str, registry: dict | None = None, *, full: bool = 
 
     Only the names a change since the last resolution can touch are planned again
     (:func:`_neighbourhood`; the triggers of ``wing_readings`` say which changed), unless
-    ``full``, more than :data:`INCREMENTAL_LIMIT` names changed, or the name "Project"
-    did (it decides every project family): the result is the same as planning the whole
-    wing (tested), at a cost that follows the change, not the wing."""
+    ``full``, more than :data:`INCREMENTAL_LIMIT` names changed, the name "Project" did
+    (it decides every project family), or a changed name was deleted (``palace
+    forget``): the result is the same as planning the whole wing (tested), at a cost that
+    follows the change, not the wing (but for one pass over the wing's names with
+    ``instr`` when a family is touched, to count its wider names)."""
     changed = wing_readings.changed_names(conn, wing)
     wing_readings.ensure_bases(conn, changed)
-    keys = {key for _, key in wing_readings.names_of(conn, changed).values()}
-    if full or len(changed) > INCREMENTAL_LIMIT or "project" in keys:
+    names = wing_readings.names_of(conn, changed)
+    keys = {key for _, key in names.values()}
+    # a name deleted (palace forget) leaves no key to find its neighbours by: plan it all
+    if full or len(changed) > INCREMENTAL_LIMIT or "project" in keys or len(names) < len(changed):
         plan = plan_wing(conn, wing)
         record_resolutions(conn, wing, plan, recorded_now())
         mapping = {raw: target for raw, (target, _, _) in plan.items() if target is not None}

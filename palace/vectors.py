@@ -66,8 +66,9 @@ class VectorCache:
     up to ``capacity``), by drawer id: an exact scan of any scope is then one
     matrix-vector product. A drawer's id names its text, so its vector changes only when
     it is written again: the store drops what it rewrites (:meth:`drop`) and clears the
-    cache when another process wrote. Once full it keeps what it holds and takes no
-    more. Not thread-safe: the store calls it under its lock."""
+    cache when another process wrote. At capacity, the rows still held move over the
+    dropped ones; once every row is held it takes no more. Not thread-safe: the store
+    calls it under its lock."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
@@ -93,9 +94,17 @@ class VectorCache:
             self.matrix[slot] = row
 
     def _grow(self, dim: int) -> bool:
+        """Make room for one more row: double the matrix, or, at capacity, move the rows
+        still held over those dropped. False when every row is held."""
         size = 0 if self.matrix is None else len(self.matrix)
         if size >= self.capacity:
-            return False
+            if len(self.slots) == self.used:
+                return False
+            order = sorted(self.slots.items(), key=lambda item: item[1])
+            self.matrix[:len(order)] = self.matrix[[slot for _, slot in order]]
+            self.slots = {doc_id: new for new, (doc_id, _) in enumerate(order)}
+            self.used = len(order)
+            return True
         grown = np.empty((min(self.capacity, max(1024, 2 * size)), dim), dtype=np.float32)
         if self.matrix is not None:
             grown[:self.used] = self.matrix[:self.used]
@@ -177,8 +186,9 @@ class _ChromaStore:
 
     _client: Any = None
     _batch: int | None = None
-    #: how many vectors :meth:`embeddings` keeps in memory for the next exact scans (0: none)
+    #: the vectors :meth:`similarities` keeps in memory for the next exact scans (None: none)
     _cache: VectorCache | None = None
+    _preloaded = False
 
     @property
     def collection(self) -> Any:  # pragma: no cover — each subclass has its own
@@ -273,27 +283,33 @@ class _ChromaStore:
         """How many of ``ids`` :meth:`similarities` would read from the store (not held in
         this process's :class:`VectorCache`)."""
         with self.locked():
-            if self._cache is None or self.lost():
-                return len(ids)
-            self.collection  # a write of another process empties the cache
-            return sum(1 for i in ids if i not in self._cache)
+            cache = None if self.lost() else self._current_cache()
+            return len(ids) if cache is None else sum(1 for i in ids if i not in cache)
+
+    def _current_cache(self) -> VectorCache | None:
+        """The cache, once the store is current: a write of another process empties it
+        (the store reopens), and a cache that was preloaded is loaded again."""
+        if self._cache is None:
+            return None
+        self.collection
+        if self._preloaded and not len(self._cache):
+            self.preload()
+        return self._cache
 
     def similarities(self, ids: Sequence[str], vector: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Cosine similarities of the unit ``vector`` to the stored vectors of ``ids``
         (those present): ``(ids, similarities)``. A warm process reads each vector once
         and keeps it (:class:`VectorCache`); what a full cache cannot take is scored
-        from what was read."""
+        from what was read. Under the store's lock throughout: a write of another
+        process in between cannot empty the cache under the scan."""
         if self.lost():
             return [], np.zeros(0, dtype=np.float32)
         with self.locked():
-            cache = self._cache
-            if cache is not None:
-                self.collection  # a write of another process empties the cache
+            cache = self._current_cache()
             wanted = list(ids) if cache is None else [i for i in ids if i not in cache]
-        got_ids, matrix = self.embeddings(wanted) if wanted else ([], np.zeros((0, 0), dtype=np.float32))
-        if cache is None:
-            return got_ids, (matrix @ vector if got_ids else np.zeros(0, dtype=np.float32))
-        with self.locked():
+            got_ids, matrix = self.embeddings(wanted) if wanted else ([], np.zeros((0, 0), dtype=np.float32))
+            if cache is None:
+                return got_ids, (matrix @ vector if got_ids else np.zeros(0, dtype=np.float32))
             cache.add(got_ids, matrix)
             found, sims = cache.similarities(ids, vector)
         held = set(found)
@@ -308,6 +324,7 @@ class _ChromaStore:
         warm server does it once, at start). Returns how many it holds."""
         if self._cache is None or self.lost():
             return 0
+        self._preloaded = True
         offset = 0
         while len(self._cache) < self._cache.capacity:
             with self.locked():

@@ -193,3 +193,116 @@ def test_the_counts_follow_a_note_or_a_wing_deleted(tmp_path, how):
         assert kept(conn) == counted(conn)
         changed = {r[0] for r in conn.execute("SELECT wing FROM readings_changed")}
         assert changed == ({"w"} if how == "forget" else {"v"})
+
+
+# The same check on names written straight into the store (real SQLite, the real rules;
+# no NER): random notes come and go, and after each step the incremental resolution
+# equals the whole wing's. The names cover every rule: short forms (and their variants),
+# legal suffixes, project names, wider names (also across punctuation), "Project".
+NAMES = ["Alice", "Alice Chen", "Alice Martin", "Alice Chen Design", "Acme", "Acme Corp", "Acme Inc.", "Falcon",
+         "Project Falcon", "Falcon Inc.", "Grey Falcon Partners", "Red Falcon Systems", "Falcon-9 Launch Group",
+         "Blue Falcon, Inc."]
+LABELS = ["PERSON", "ORG", "ORG", "PRODUCT"]
+
+
+def _note(conn, wing: str, path: str, names) -> int:
+    from palace.db.graph import add_mention, entity_id
+
+    file_id = conn.execute("INSERT INTO files (wing, root, path, room, status, mined_at)"
+                           " VALUES (?, '/r', ?, 'r', 'indexed', 'now')", (wing, path)).lastrowid
+    drawer = f"d-{path}"
+    conn.execute("INSERT INTO drawers (id, file_id, ordinal, char_start, char_end, line_start, line_end, heading_path,"
+                 " text, text_hash, embed_hash) VALUES (?, ?, 0, 0, 1, 0, 1, '[]', 'x', 'h', 'h')", (drawer, file_id))
+    cache: dict = {}
+    for position, (name, label) in enumerate(names):
+        add_mention(conn, entity_id(conn, cache, name, label), drawer, position, position + 1, name, label, "spacy", 0.9)
+    return file_id
+
+
+def _step(conn, wing: str = "w") -> tuple[dict, dict]:
+    with store.transaction(conn):
+        link_lowercase_mentions(conn, wing)
+        resolve_wing(conn, wing)
+    return graph_state(conn), resolved_whole(conn, wing, None)
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_edits = st.lists(st.lists(st.one_of(
+    st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(LABELS)), min_size=1, max_size=4),  # a note
+    st.integers(min_value=0, max_value=20), st.integers(min_value=0, max_value=20)),  # delete the note at (modulo)
+    min_size=1, max_size=3), min_size=1, max_size=6)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=_edits)
+def test_random_notes_coming_and_going_resolve_as_the_whole_wing(tmp_path_factory, steps):
+    conn = store.connect(tmp_path_factory.mktemp("palace"))
+    files: list[int] = []
+    for number, edits in enumerate(steps):
+        with store.transaction(conn):
+            for k, edit in enumerate(edits):
+                if isinstance(edit, int):
+                    if files:
+                        conn.execute("DELETE FROM files WHERE id = ?", (files.pop(edit % len(files)),))
+                else:
+                    files.append(_note(conn, "w", f"n{number}-{k}.md", edit))
+        incremental, whole = _step(conn)
+        assert incremental == whole, number
+        assert kept(conn) == counted(conn)
+
+
+def test_the_last_long_form_gone_the_short_name_stands_for_itself(tmp_path):
+    conn = store.connect(tmp_path)
+    with store.transaction(conn):
+        long_form = _note(conn, "w", "a.md", [("Project Falcon", "ORG")] * 2)
+        _note(conn, "w", "b.md", [("Falcon", "ORG")] * 2)
+    incremental, whole = _step(conn)
+    assert incremental == whole and len(incremental["resolutions"]) == 1
+    with store.transaction(conn):
+        conn.execute("DELETE FROM files WHERE id = ?", (long_form,))
+    incremental, whole = _step(conn)
+    assert incremental == whole and incremental["resolutions"] == []
+
+
+def test_a_forgotten_name_leaves_no_evidence_behind(tmp_path):
+    """``palace forget`` deletes names: the resolution is then planned whole, and no
+    evidence names the forgotten person."""
+    from palace.core import Palace
+    from palace.forgetting import forget
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    texts = {**STEPS[0], **STEPS[1], "x.md": "# X\n\nAlice Chen met Bob Okafor on Monday. Alice Chen agreed.\n"}
+    for name, text in texts.items():
+        (notes / name).write_text(text)
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes, wing="w")
+        conn = palace.conn
+        evidence = ("SELECT r.rule, r.evidence FROM entity_resolutions r JOIN entities e ON e.id = r.raw_entity_id"
+                    " WHERE e.key = 'alice'")
+        assert conn.execute(evidence).fetchone()[0] == "ambiguous short form"  # Alice Chen or Alice Martin
+        forget(palace, path=str(notes / "team.md"))
+        assert conn.execute("SELECT count(*) FROM entities WHERE key = 'alice martin'").fetchone()[0] == 0
+        rule, said = conn.execute(evidence).fetchone()
+        assert rule == "short form" and "Martin" not in said
+        assert graph_state(conn) == resolved_whole(conn, "w", palace.registry)
+
+
+def test_a_forgotten_wing_leaves_no_type_and_no_pending_name_behind(tmp_path):
+    """A name read as an organisation in a forgotten wing and as a person in another
+    becomes a person; the forgotten wing leaves nothing to resolve."""
+    from palace.core import Palace
+    from palace.forgetting import forget
+
+    with Palace.open(tmp_path / "palace") as palace:
+        conn = palace.conn
+        with store.transaction(conn):
+            _note(conn, "v", "a.md", [("Jordan", "ORG")] * 3)
+            _note(conn, "w", "b.md", [("Jordan", "PERSON")] * 2)
+        _step(conn, "v"), _step(conn, "w")
+        assert conn.execute("SELECT type FROM entities WHERE key = 'jordan'").fetchone()[0] == "ORG"
+        forget(palace, wing="v")
+        assert conn.execute("SELECT type FROM entities WHERE key = 'jordan'").fetchone()[0] == "PERSON"
+        assert conn.execute("SELECT count(*) FROM readings_changed").fetchone()[0] == 0

@@ -129,3 +129,24 @@ def test_the_embedded_store_scans_from_memory_and_never_serves_a_stale_vector(tm
     assert small.preload() == 16
     fresh = EmbeddedChroma(tmp_path)
     assert fresh.preload() == 50 and fresh.missing(ids) == 0
+    other.upsert(["d17"], third, [{"wing": "w"}])  # another process wrote: loaded again, d17 new
+    assert fresh.missing(ids) == 0 and np.allclose(fresh.similarities(["d17"], query)[1], third @ query, atol=1e-5)
+
+
+def test_the_vector_cache_reuses_the_rows_of_dropped_vectors():
+    """A full cache moves the vectors it still holds over the dropped ones, so that a
+    long-running watcher that rewrites drawers keeps caching the new ones; once every
+    row holds a live vector, it takes no more."""
+    cache = VectorCache(8)
+    rng = np.random.default_rng(3)
+    cache.add(["keep"], np.ones((1, 4), dtype=np.float32))
+    for cycle in range(20):  # each edit replaces three drawers
+        ids = [f"c{cycle}-{i}" for i in range(3)]
+        cache.add(ids, rng.normal(size=(3, 4)).astype(np.float32))
+        assert all(i in cache for i in ids), cycle
+        cache.drop(ids)
+    assert len(cache) == 1 and cache.used <= 8
+    found, sims = cache.similarities(["keep", "gone"], np.ones(4, dtype=np.float32))
+    assert found == ["keep"] and np.allclose(sims, [4.0])
+    cache.add([f"live{i}" for i in range(9)], rng.normal(size=(9, 4)).astype(np.float32))
+    assert len(cache) == 8 and "live6" in cache and "live7" not in cache

@@ -4,9 +4,7 @@ Opens the database with WAL, ``busy_timeout`` and foreign keys on, and applies n
 migrations in order (the applied names are kept in ``schema_migrations``). Chroma holds
 only what can be rebuilt from these tables.
 
-Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_runs``,
-``0004_abbreviation_keys``, ``0005_stated_ends``, ``0006_path_search``,
-``0007_lowercase_index``):
+Tables (migrations ``0001_initial`` to ``0011_drawer_count``, in :data:`MIGRATIONS`):
 
 - ``meta(key, value)``: palace-wide settings (embedding model name and dimension).
 - ``files``: one row per path seen under a wing, with status ``indexed`` / ``skipped`` /
@@ -29,9 +27,16 @@ Tables (migrations ``0001_initial``, ``0002_entity_resolution``, ``0003_mine_run
 - ``mine_runs``: one row per finished mining run of a wing (recorded start and end, files
   indexed and deleted), so "what changed" without a date can mean "since the previous
   mining" in recorded time.
-- ``lowercase_hits``, ``lowercase_scanned``, ``lowercase_names``: where each drawer writes
-  a known name in lower case (linked or not), which drawers were scanned and for which
-  names, so that linking lower-case names costs what changed (:mod:`palace.resolution`).
+- ``lowercase_hits``, ``lowercase_unscanned``, ``lowercase_names``: where each drawer
+  writes a known name in lower case (linked or not), which drawers are not searched yet
+  (a trigger adds each new drawer) and for which names, so that linking lower-case names
+  costs what changed (:mod:`palace.resolution`).
+- ``wing_readings``, ``readings_changed``, ``entity_bases``: how often each name is read
+  in each wing (by label, by NER or lower-case linking), kept by triggers through every
+  write; the names whose readings or facts changed since their wing was last resolved;
+  each name's family bases. Resolution plans only what changed (:mod:`palace.db.readings`).
+- ``meta`` also keeps, by triggers, the number of drawers (``drawers``) and the longest
+  span of a drawer's own date (``drawer_span_days``), for BM25 and date windows.
 - ``fact_decisions``: the user's added, retracted and confirmed facts (``palace fact``),
   each with the fact's subject, predicate, object and valid time as keys, so that a
   re-mine replays them on the facts it reads again; reversible (``reverted_at``).
@@ -511,7 +516,8 @@ MIGRATIONS: list[tuple[str, str]] = [
                     AND (m.extractor != 'palace.lowercase.v1') = wing_readings.ner)
                 WHERE wing = OLD.wing AND entity_id IN
                     (SELECT m.raw_entity_id FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = OLD.id);
-            DELETE FROM wing_readings WHERE wing = OLD.wing AND n <= 0;
+            DELETE FROM wing_readings WHERE wing = OLD.wing AND n <= 0 AND entity_id IN
+                (SELECT m.raw_entity_id FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = OLD.id);
         END;
         CREATE TRIGGER files_rewinged AFTER UPDATE OF wing ON files WHEN OLD.wing IS NOT NEW.wing BEGIN
             INSERT OR IGNORE INTO readings_changed SELECT DISTINCT w.wing, m.raw_entity_id
@@ -521,8 +527,10 @@ MIGRATIONS: list[tuple[str, str]] = [
                     WHERE d.file_id = NEW.id AND m.raw_entity_id = wing_readings.entity_id
                     AND coalesce(m.label, '') = wing_readings.label
                     AND (m.extractor != 'palace.lowercase.v1') = wing_readings.ner)
-                WHERE wing = OLD.wing;
-            DELETE FROM wing_readings WHERE wing = OLD.wing AND n <= 0;
+                WHERE wing = OLD.wing AND entity_id IN
+                    (SELECT m.raw_entity_id FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = NEW.id);
+            DELETE FROM wing_readings WHERE wing = OLD.wing AND n <= 0 AND entity_id IN
+                (SELECT m.raw_entity_id FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = NEW.id);
             INSERT INTO wing_readings (wing, entity_id, label, ner, n)
                 SELECT NEW.wing, m.raw_entity_id, coalesce(m.label, ''), m.extractor != 'palace.lowercase.v1', count(*)
                 FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = NEW.id AND m.raw_entity_id IS NOT NULL
