@@ -83,7 +83,8 @@ from palace.nlp.lines import LineReader
 from palace.nlp.rules import RelationRules
 from palace.nlp.sentence import Context
 from palace.reading import GitDates, Note, Unreadable, content_hash, read_note
-from palace.resolution import link_lowercase_mentions, resolve_wing
+from palace.lowercase import link_lowercase_mentions
+from palace.resolution import resolve_wing
 from palace.temporal import apply_timelines, load_values, recorded_now
 
 if TYPE_CHECKING:

@@ -237,7 +237,7 @@ def vector(
 ) -> tuple[tuple[str, float], ...]:
     """Nearest drawers by cosine similarity. A scope is scanned exactly when at most
     :data:`EXACT_SCAN_LIMIT` of its vectors are not in the process's memory yet (a warm
-    process keeps them: :class:`palace.vectors.VectorCache`); a larger one asks Chroma
+    process keeps them: :class:`palace.vector_cache.VectorCache`); a larger one asks Chroma
     with ``where`` (wing, room, and the drawer date when a window filters) for 5 ×
     :data:`CANDIDATES` and keeps those in scope (Chroma filters before it searches:
     180 ms a question at 126,616 drawers, against 6 ms unfiltered). ``embedding`` is the

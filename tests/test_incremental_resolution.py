@@ -1,5 +1,5 @@
 """Resolution after an edit plans only the names the edit can touch (palace.resolution
-:func:`resolve_wing`, :func:`link_lowercase_mentions`). After every step of a series of
+:func:`resolve_wing`, palace.lowercase :func:`link_lowercase_mentions`). After every step of a series of
 edits mined with the real pipeline, the graph equals what resolving the whole wing again
 gives on the same stored drawers; and the counts the triggers keep (``wing_readings``)
 equal the counts of the mentions."""
@@ -12,7 +12,8 @@ import pytest
 
 from palace.core import Palace
 from palace.db import store
-from palace.resolution import link_lowercase_mentions, resolve_wing
+from palace.lowercase import link_lowercase_mentions
+from palace.resolution import resolve_wing
 
 ACME = ("# Vendors\n\nBob Okafor signed the contract with Acme Corp. on Monday. Acme Corp sent the invoice."
         " Acme Corporation called. Acme Inc. raised its prices. The contract with Acme runs until May.\n")

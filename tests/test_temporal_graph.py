@@ -303,8 +303,7 @@ def test_lower_case_links_after_edits_equal_a_fresh_mine_and_scan_only_what_chan
     """Names appear, are overtaken by a longer name, and disappear across edits; after each,
     the lower-case links equal those of a fresh mine of the same notes. A step that adds
     no name searches only the new drawers."""
-    from palace import resolution
-    from palace.db.resolution import LowercaseIndex
+    from palace.db.resolution import LOWERCASE_EXTRACTOR, LowercaseIndex
 
     council = ("# A\n\nMara Bos chaired the Leadership Council today. The Leadership Council approved the travel"
                " budget. The Leadership Council meets again in April.\n")
@@ -326,7 +325,7 @@ def test_lower_case_links_after_edits_equal_a_fresh_mine_and_scan_only_what_chan
         return sorted(tuple(r) for r in palace.conn.execute(
             "SELECT f.path, m.char_start, m.char_end, e.name FROM mentions m JOIN entities e ON e.id = m.entity_id"
             " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id WHERE m.extractor = ?",
-            (resolution.LOWERCASE_EXTRACTOR,)))
+            (LOWERCASE_EXTRACTOR,)))
 
     seen = []
     with Palace.open(tmp_path / "palace") as palace:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from palace.core import Palace
-from palace.vectors import EmbeddedChroma, VectorCache, VectorStore
+from palace.vector_cache import VectorCache
+from palace.vectors import EmbeddedChroma, VectorStore
 
 
 def _matches(meta: dict, where: dict | None) -> bool:

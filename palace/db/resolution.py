@@ -111,7 +111,7 @@ class LowercaseIndex:
     """Where the drawers of one wing write its known names in lower case: the stored
     matches (``lowercase_hits``), the drawers not searched yet (``lowercase_unscanned``,
     filled by a trigger as drawers are written), and the names the search covered.
-    :func:`palace.resolution.link_lowercase_mentions` decides; this reads and writes,
+    :func:`palace.lowercase.link_lowercase_mentions` decides; this reads and writes,
     inside the caller's transaction."""
 
     def __init__(self, conn: sqlite3.Connection, wing: str) -> None:
