@@ -279,16 +279,14 @@ def _neighbourhood(conn, wing: str, changed: set[int]) -> tuple[set[int], set[in
         candidates |= {key[a:b] for i, (a, _) in enumerate(runs) for _, b in runs[i:]}
     touched = set(changed)
     touched |= wing_readings.wing_ids_with_keys(conn, wing, {k.split(" ", 1)[0] for _, k in names.values() if " " in k})
-    bases = wing_readings.family_bases_in_wing(conn, wing, candidates)
-    touched |= wing_readings.family_members(conn, wing, bases)
+    touched |= wing_readings.families_in_wing(conn, wing, candidates)[1]
     # the plain names of every candidate base, a family or not: the last "Project Falcon"
     # gone, "Falcon" stands for itself again
     touched |= wing_readings.wing_ids_with_keys(conn, wing, candidates)
     names, candidates = families(touched)
-    bases = wing_readings.family_bases_in_wing(conn, wing, candidates)
-    context = set(touched)
+    bases, members = wing_readings.families_in_wing(conn, wing, candidates)
+    context = touched | members
     context |= wing_readings.wing_ids_starting(conn, wing, {k for _, k in names.values() if " " not in k})
-    context |= wing_readings.family_members(conn, wing, bases)
     context |= wing_readings.wing_ids_with_keys(conn, wing, bases | {"project"})
     context |= wing_readings.wing_ids_containing(conn, wing, bases)
     return touched, context

@@ -154,8 +154,8 @@ def test_the_migration_counts_an_older_palace_and_resolves_it_whole_once(tmp_pat
         conn = palace.conn
         expected = graph_state(conn)
         # as an older palace: no counts, no pending names, the migration not applied
-        conn.executescript("DROP TRIGGER mentions_read; DROP TRIGGER mentions_unread; DROP TRIGGER mentions_reread;"
-                           " DROP TRIGGER drawers_unread; DROP TRIGGER files_unread; DROP TRIGGER files_rewinged;"
+        conn.executescript("DROP TRIGGER mentions_read; DROP TRIGGER mentions_unread;"
+                           " DROP TRIGGER drawers_unread; DROP TRIGGER files_unread;"
                            " DROP TRIGGER facts_read; DROP TRIGGER drawers_unscanned; DROP TABLE wing_readings;"
                            " DROP TABLE readings_changed; DROP TABLE entity_bases; DROP TABLE lowercase_unscanned;"
                            " DROP INDEX facts_raw_subject; DROP INDEX facts_raw_object; DROP INDEX lowercase_hits_key;"

@@ -13,8 +13,8 @@ import sqlite3
 
 from palace.nlp.names import entity_key, legal_form, project_base
 
-__all__ = ["changed_names", "clear_changed", "ensure_bases", "readings", "ner_readings", "names_of",
-           "wing_ids_with_keys", "wing_ids_starting", "family_bases_in_wing", "family_members",
+__all__ = ["changed_names", "clear_changed", "ensure_bases", "bases_of", "readings", "ner_readings", "names_of",
+           "wing_ids_with_keys", "wing_ids_starting", "families_in_wing",
            "wing_ids_containing", "retype"]
 
 _IN_WING = "EXISTS (SELECT 1 FROM wing_readings r WHERE r.wing = ? AND r.entity_id = e.id)"
@@ -110,24 +110,18 @@ def wing_ids_starting(conn: sqlite3.Connection, wing: str, words) -> set[int]:
     return out
 
 
-def family_bases_in_wing(conn: sqlite3.Connection, wing: str, bases) -> set[str]:
-    """Those of ``bases`` that are the base of a name read in ``wing``: a family."""
-    found: set[str] = set()
+def families_in_wing(conn: sqlite3.Connection, wing: str, bases) -> tuple[set[str], set[int]]:
+    """``(families, members)``: those of ``bases`` that are the legal or project base of a
+    name read in ``wing``, and the names of the wing whose base they are."""
+    families: set[str] = set()
+    members: set[int] = set()
     for column in ("legal_base", "project_base"):
-        found |= {r[0] for r in conn.execute(
-            f"SELECT DISTINCT b.{column} FROM entity_bases b JOIN entities e ON e.id = b.entity_id"
-            f" WHERE b.{column} IN (SELECT value FROM json_each(?)) AND {_IN_WING}", (json.dumps(sorted(bases)), wing))}
-    return found
-
-
-def family_members(conn: sqlite3.Connection, wing: str, bases) -> set[int]:
-    """The names read in ``wing`` whose legal or project base is one of ``bases``."""
-    out: set[int] = set()
-    for column in ("legal_base", "project_base"):
-        out |= {r[0] for r in conn.execute(
-            f"SELECT e.id FROM entity_bases b JOIN entities e ON e.id = b.entity_id"
-            f" WHERE b.{column} IN (SELECT value FROM json_each(?)) AND {_IN_WING}", (json.dumps(sorted(bases)), wing))}
-    return out
+        for eid, base in conn.execute(
+                f"SELECT e.id, b.{column} FROM entity_bases b JOIN entities e ON e.id = b.entity_id"
+                f" WHERE b.{column} IN (SELECT value FROM json_each(?)) AND {_IN_WING}", (json.dumps(sorted(bases)), wing)):
+            families.add(base)
+            members.add(eid)
+    return families, members
 
 
 def wing_ids_containing(conn: sqlite3.Connection, wing: str, keys) -> set[int]:

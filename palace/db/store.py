@@ -420,7 +420,9 @@ MIGRATIONS: list[tuple[str, str]] = [
         # wing_readings is the aggregate of its mentions, never edited by hand. In a
         # cascade SQLite deletes the parent row before its children's triggers run, so
         # each level subtracts its own subtree once: the note (before its deletion), a
-        # drawer whose note still exists, a mention whose drawer still exists.
+        # drawer whose note still exists, a mention whose drawer still exists. No write
+        # of palace changes a mention's name, label or drawer, or a note's wing, in place
+        # (a migration that would must count wing_readings again).
         "0010_incremental_resolution",
         """
         CREATE TABLE wing_readings (
@@ -477,21 +479,6 @@ MIGRATIONS: list[tuple[str, str]] = [
                 AND wing = (SELECT f.wing FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = OLD.drawer_id);
             DELETE FROM wing_readings WHERE entity_id = OLD.raw_entity_id AND n <= 0;
         END;
-        CREATE TRIGGER mentions_reread AFTER UPDATE OF raw_entity_id, label, extractor, drawer_id ON mentions
-        BEGIN
-            INSERT OR IGNORE INTO readings_changed SELECT f.wing, OLD.raw_entity_id
-                FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = OLD.drawer_id AND OLD.raw_entity_id IS NOT NULL;
-            UPDATE wing_readings SET n = n - 1 WHERE entity_id = OLD.raw_entity_id
-                AND label = coalesce(OLD.label, '') AND ner = (OLD.extractor != 'palace.lowercase.v1')
-                AND wing = (SELECT f.wing FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = OLD.drawer_id);
-            DELETE FROM wing_readings WHERE entity_id = OLD.raw_entity_id AND n <= 0;
-            INSERT INTO wing_readings (wing, entity_id, label, ner, n)
-                SELECT f.wing, NEW.raw_entity_id, coalesce(NEW.label, ''), NEW.extractor != 'palace.lowercase.v1', 1
-                FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = NEW.drawer_id AND NEW.raw_entity_id IS NOT NULL
-                ON CONFLICT DO UPDATE SET n = n + 1;
-            INSERT OR IGNORE INTO readings_changed SELECT f.wing, NEW.raw_entity_id
-                FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = NEW.drawer_id AND NEW.raw_entity_id IS NOT NULL;
-        END;
         CREATE TRIGGER drawers_unread BEFORE DELETE ON drawers BEGIN
             INSERT OR IGNORE INTO readings_changed SELECT DISTINCT f.wing, m.raw_entity_id
                 FROM mentions m JOIN files f ON f.id = OLD.file_id WHERE m.drawer_id = OLD.id AND m.raw_entity_id IS NOT NULL;
@@ -518,23 +505,6 @@ MIGRATIONS: list[tuple[str, str]] = [
                     (SELECT m.raw_entity_id FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = OLD.id);
             DELETE FROM wing_readings WHERE wing = OLD.wing AND n <= 0 AND entity_id IN
                 (SELECT m.raw_entity_id FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = OLD.id);
-        END;
-        CREATE TRIGGER files_rewinged AFTER UPDATE OF wing ON files WHEN OLD.wing IS NOT NEW.wing BEGIN
-            INSERT OR IGNORE INTO readings_changed SELECT DISTINCT w.wing, m.raw_entity_id
-                FROM drawers d JOIN mentions m ON m.drawer_id = d.id, (SELECT OLD.wing AS wing UNION SELECT NEW.wing) w
-                WHERE d.file_id = NEW.id AND m.raw_entity_id IS NOT NULL;
-            UPDATE wing_readings SET n = n - (SELECT count(*) FROM drawers d JOIN mentions m ON m.drawer_id = d.id
-                    WHERE d.file_id = NEW.id AND m.raw_entity_id = wing_readings.entity_id
-                    AND coalesce(m.label, '') = wing_readings.label
-                    AND (m.extractor != 'palace.lowercase.v1') = wing_readings.ner)
-                WHERE wing = OLD.wing AND entity_id IN
-                    (SELECT m.raw_entity_id FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = NEW.id);
-            DELETE FROM wing_readings WHERE wing = OLD.wing AND n <= 0 AND entity_id IN
-                (SELECT m.raw_entity_id FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = NEW.id);
-            INSERT INTO wing_readings (wing, entity_id, label, ner, n)
-                SELECT NEW.wing, m.raw_entity_id, coalesce(m.label, ''), m.extractor != 'palace.lowercase.v1', count(*)
-                FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = NEW.id AND m.raw_entity_id IS NOT NULL
-                GROUP BY 2, 3, 4 ON CONFLICT DO UPDATE SET n = n + excluded.n;
         END;
         CREATE TRIGGER facts_read AFTER INSERT ON facts BEGIN
             INSERT OR IGNORE INTO readings_changed SELECT NEW.wing, NEW.raw_subject_id WHERE NEW.raw_subject_id IS NOT NULL;
