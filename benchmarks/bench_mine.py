@@ -42,7 +42,7 @@ def main() -> None:
     print(f"cpu: {cpu_description()}", flush=True)
 
     from palace.core import Palace
-    from palace.indexing import embed_input
+    from palace.mine.indexing import embed_input
 
     work = Path(tempfile.mkdtemp(prefix="palace-bench-"))
     corpus = args.corpus.resolve()
@@ -107,7 +107,7 @@ def chroma_baseline(texts: list[str]) -> float:
     sys.path.insert(0, str(Path(__file__).parent))
     from embedding_fidelity import chroma_embedder
 
-    from palace.embedding import packaged_model_dir
+    from palace.store.embedding import packaged_model_dir
 
     function = chroma_embedder(packaged_model_dir(), Path(tempfile.mkdtemp(prefix="chroma-onnx-")))
     function(texts[:8])  # load the session outside the timing, as palace's is

@@ -16,7 +16,7 @@ reports:
 - **edit**: one note of the first copy gets a sentence appended and is mined again with
   ``paths=[that note]`` (the watcher's step), in a warm process (the pipeline already
   loaded): total seconds, and the part spent in the wing's end-of-run work (linking
-  lower-case names and entity resolution, :func:`palace.mining.finish_resolution`);
+  lower-case names and entity resolution, :func:`palace.mine.run.finish_resolution`);
 - **reads**, in the same warm process, once it holds the vectors in memory as a warm
   server does (``palace serve``, ``palace watch``, ``palace mcp``): ``ask`` p50/p95 over ``--questions`` (default the
   Rust dev set: they ask about the first copy's names), ``status``, ``facts`` (current,
@@ -61,7 +61,7 @@ CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
 from palace.core import Palace
-from palace import mining
+from palace.mine import run as mining
 
 root, palace_dir, edit = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 reads_only = len(sys.argv) > 5 and sys.argv[5] == "reads"

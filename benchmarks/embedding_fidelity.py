@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO))  # palace/ is a plain package folder at the repo r
 
 import numpy as np  # noqa: E402
 
-from palace.embedding import OnnxEmbedder, packaged_model_dir  # noqa: E402
+from palace.store.embedding import OnnxEmbedder, packaged_model_dir  # noqa: E402
 
 FALLBACK = REPO.parent / "shared" / "corpora" / "rust-governance-minutes"
 

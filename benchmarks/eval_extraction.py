@@ -10,7 +10,7 @@ equally right spellings, ``null`` an ending whose value the text does not name; 
 []`` means the text must yield no typed fact (hedged, negated, conditional, planned,
 questioned, or simply not about any predicate).
 
-Every case goes through :func:`palace.extract.extract_text` (the mining NLP, nothing
+Every case goes through :func:`palace.mine.extract.extract_text` (the mining NLP, nothing
 stored) with its ``date``, ``title`` and ``owner``, all sharing one loaded extractor.
 Predictions are the facts it returns (planned statements are rejected, never facts),
 less the untyped ``mentioned_with`` co-occurrences; a fact read
@@ -204,10 +204,10 @@ def score_case(case: dict, reads) -> CaseResult:
 
 def run(cases: list[dict], on_error=None) -> list[CaseResult]:
     """Extract every case with one shared extractor and score it."""
-    from palace.extract import extract_text
+    from palace.mine.extract import extract_text
     from palace.nlp.extraction import Extractor
     from palace.nlp.rules import RelationRules
-    from palace.temporal import load_registry, load_values
+    from palace.graph.temporal import load_registry, load_values
 
     extractor = Extractor(rules=RelationRules.from_registry(load_registry(None), load_values(None)))
     results = []

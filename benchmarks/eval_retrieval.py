@@ -10,7 +10,7 @@ planner's direct answer is correct when its text names one of them (case-insensi
 a :class:`palace.errors.UsageError` (its ``gold`` may be empty).
 The palace (default: a palace of CORPUS under the system's temp folder, mined first when
 it holds nothing; CORPUS defaults to ../shared/corpora/rust-governance-minutes) answers
-each question four ways, all through :func:`palace.query.ask`:
+each question four ways, all through :func:`palace.ask.query.ask`:
 
 - ``bm25``: BM25 alone (no date window, no graph);
 - ``vectors``: vector similarity alone;

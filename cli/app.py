@@ -51,7 +51,7 @@ def main(
     if chroma_url:
         import os
 
-        os.environ["PALACE_CHROMA_URL"] = chroma_url  # read by palace.vectors.open_vector_store
+        os.environ["PALACE_CHROMA_URL"] = chroma_url  # read by palace.store.vectors.open_vector_store
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ def render_fact(out, fact, prefix: str = "") -> None:
 
 
 def render_changes(out, changes) -> None:
-    """A :class:`palace.changes.ChangeSet`, grouped by entity, one line per change."""
+    """A :class:`palace.graph.changes.ChangeSet`, grouped by entity, one line per change."""
     from rich.markup import escape
 
     out.print(f"\n[bold]changes[/] [dim]({escape(changes.description)})[/]")

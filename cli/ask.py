@@ -118,12 +118,12 @@ def _answer_line(palace, number: int, line: str, options: dict) -> bool:
     return True
 
 
-DIRECT_LINES = 8  # palace.answers.DIRECT_LINES, without importing the query path here
+DIRECT_LINES = 8  # palace.ask.answers.DIRECT_LINES, without importing the query path here
 
 
 def render(result, *, explain: bool = False) -> None:
-    """Print an :class:`palace.query.AskResult` with rich: the plan in one line, then the
-    direct answer (:class:`palace.answers.Direct`: the one fact asked for, the changes,
+    """Print an :class:`palace.ask.query.AskResult` with rich: the plan in one line, then the
+    direct answer (:class:`palace.ask.answers.Direct`: the one fact asked for, the changes,
     the facts about the question's names, or that the graph holds none), the whole change
     list or fact list when the answer could not show it all (or with ``explain``, or for
     a history question), then the drawers with path:line, date, snippet and why.

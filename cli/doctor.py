@@ -26,7 +26,7 @@ def doctor(
 
     from palace.config import resolve_palace_path
     from palace.core import Palace
-    from palace.locks import sole_writer
+    from palace.ops.locks import sole_writer
 
     path = resolve_palace_path(palace_dir)
     with Palace.open(path, create=False) as palace:  # a mistyped path is refused before any lock is made

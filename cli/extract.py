@@ -28,8 +28,8 @@ def extract_command(
     that fired, the predicate and its route (one value: supersedes; many: coexist), the
     valid time and where it came from, and the candidates turned down and why."""
     from palace.config import resolve_palace_path
-    from palace.extract import extract_text
-    from palace.reading import Unreadable, read_note
+    from palace.mine.extract import extract_text
+    from palace.mine.reading import Unreadable, read_note
 
     if (text is None) == (file is None):
         fail("give a TEXT or --file FILE (not both)", hint='palace extract "Ines moved from Oslo to Bergen."')

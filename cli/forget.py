@@ -28,9 +28,9 @@ def forget(
     no forgotten content, and a forgotten note is not mined again (unless --allow)."""
     from palace.config import resolve_palace_path
     from palace.core import Palace
-    from palace.forgetting import allow as allow_again
-    from palace.forgetting import forget as forget_now
-    from palace.locks import sole_writer
+    from palace.ops.forgetting import allow as allow_again
+    from palace.ops.forgetting import forget as forget_now
+    from palace.ops.locks import sole_writer
 
     where = resolve_palace_path(palace_dir)
     with Palace.open(where, create=False) as palace:

@@ -6,12 +6,12 @@ agent's tool calls with what the commands print as JSON (:func:`palace.results.t
 =================  ============================================================
 ``ask``            the same result as ``palace ask --json``
 ``search_nodes``   entities whose names hold the query's words, scored, with their
-                   current relations (:func:`palace.cards.search_entities`)
+                   current relations (:func:`palace.graph.cards.search_entities`)
 ``open_nodes``     the profile cards of named entities (``palace entity --json``)
 ``facts``          current facts, or those valid ``as_of`` a day, or held ``known_at``
 ``history``        every fact about a name, superseded and ended ones included
 ``changes``        what began, ended or was superseded in a valid-time window
-``profile_card``   the text block of :func:`palace.cards.profile_card`, for a prompt
+``profile_card``   the text block of :func:`palace.graph.cards.profile_card`, for a prompt
 ``remember``       an observation about an entity (a candidate)
 ``relate``         a typed fact (a candidate)
 ``retract``        a proposal to retract a fact (pending review)
@@ -58,7 +58,7 @@ def build_server(palace, *, wing: str | None = None):
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from palace.cards import fact_wing, mentioned_in, search_entities, wings
+    from palace.graph.cards import fact_wing, mentioned_in, search_entities, wings
     from palace.results import to_data
 
     private = private_wings(palace.path)
@@ -170,7 +170,7 @@ def build_server(palace, *, wing: str | None = None):
         """Remember an observation about an entity ("prefers email over phone", "timezone
         is CET"), valid from `since` (YYYY-MM-DD). It is a candidate the user reviews,
         unless the palace lets agents commit."""
-        from palace.corrections import observe
+        from palace.graph.corrections import observe
 
         return written(call_raw(observe, palace, entity, text, valid_from=day(since, "since"), by="agent",
                                 candidate=not agent_commits, wing=wing))
@@ -181,7 +181,7 @@ def build_server(palace, *, wing: str | None = None):
         """State a typed fact (`subject predicate object`, a predicate of the registry:
         works_at, reports_to, role, leads…) valid over [since, until). It is a candidate
         the user reviews, unless the palace lets agents commit."""
-        from palace.corrections import add_fact
+        from palace.graph.corrections import add_fact
 
         return written(call_raw(add_fact, palace, subject, predicate, object, valid_from=day(since, "since"),
                                 valid_to=day(until, "until"), note=note, wing=wing, by="agent",
@@ -191,7 +191,7 @@ def build_server(palace, *, wing: str | None = None):
     def retract(fact_id: int, reason: str = "") -> dict[str, Any]:
         """Propose to retract a wrong fact (its #id from facts or history), with the reason.
         The user accepts or rejects the proposal, unless the palace lets agents commit."""
-        from palace.corrections import retract_fact
+        from palace.graph.corrections import retract_fact
 
         if wing is not None:  # a fact of another wing is as unknown as a missing one: its content stays there
             if fact_wing(palace, fact_id) != wing:
@@ -219,7 +219,7 @@ def _agent_writes(palace_dir: Path) -> str:
 
 
 def _card(palace, names, entities: int, facts: int, wing: str | None):
-    from palace.cards import profile_card
+    from palace.graph.cards import profile_card
 
     return profile_card(palace, names, entities=max(1, min(entities, 50)), facts=max(1, min(facts, 20)), wing=wing)
 

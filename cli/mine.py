@@ -30,7 +30,7 @@ def mine(
     if not path.expanduser().is_dir():
         raise UsageError(f"not a folder: {path}", hint="give `palace mine` a folder of notes")
     from palace.config import resolve_palace_path
-    from palace.locks import sole_writer
+    from palace.ops.locks import sole_writer
 
     err = console(stderr=True)
     with sole_writer(resolve_palace_path(palace_dir)), Palace.open(palace_dir) as palace:

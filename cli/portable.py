@@ -25,7 +25,7 @@ def export(
     provenance, and the user's decisions (merges, splits, added, retracted, confirmed,
     accepted and rejected facts)."""
     from palace.core import Palace
-    from palace.portable import export_graph
+    from palace.ops.portable import export_graph
 
     if graphml and as_json:
         raise typer.BadParameter("--graphml or --json, not both")
@@ -51,8 +51,8 @@ def import_command(
     same notes keeps every correction."""
     from palace.config import resolve_palace_path
     from palace.core import Palace
-    from palace.locks import sole_writer
-    from palace.portable import import_decisions
+    from palace.ops.locks import sole_writer
+    from palace.ops.portable import import_decisions
 
     where = resolve_palace_path(palace_dir)
     with Palace.open(where, create=False) as palace, sole_writer(where, "import"):

@@ -43,7 +43,7 @@ import typer
 from palace.cli.app import TERMINAL, PalaceOption, Terminal, app, guarded
 from palace.cli.client import MAX_SOCKET_PATH, PROTOCOL, SERVED, code_id, socket_path
 from palace.errors import PalaceError, UsageError
-from palace.locks import try_lock, unlock
+from palace.ops.locks import try_lock, unlock
 
 log = logging.getLogger("palace.serve")
 
@@ -195,7 +195,7 @@ class Server:
     def _warm(self) -> None:
         """Load the embedding model and the vector index and import the query path, by
         answering one question (an empty palace answers nothing, which is fine), then
-        read the stored vectors into memory for exact scans (:meth:`palace.vectors.
+        read the stored vectors into memory for exact scans (:meth:`palace.store.vectors.
         VectorStore.preload`: about 3 s and 190 MB at 126,616 drawers)."""
         try:
             self.palace.ask("what changed", top_k=1)

@@ -27,12 +27,12 @@ def watch(
 ) -> None:
     """Watch folders and mine every change, in the foreground (Ctrl-C stops) or as a daemon."""
     from palace.config import resolve_palace_path
-    from palace.daemon import LOG_FILE
-    from palace.watch import Watcher
+    from palace.ops.daemon import LOG_FILE
+    from palace.mine.watch import Watcher
 
     palace_path = resolve_palace_path(palace_dir)
     if daemon:
-        from palace.daemon import start_daemon
+        from palace.ops.daemon import start_daemon
 
         started = start_daemon(palace_path, paths, debounce=debounce, polling=polling)
         typer.echo(f"watching {', '.join(str(p) for p in paths)} in the background (pid {started.pid})")
@@ -144,7 +144,7 @@ def daemon_status(
 ) -> None:
     """Show whether a watcher runs for this palace, what it watches, its queue, last event and errors."""
     from palace.config import resolve_palace_path
-    from palace.daemon import daemon_status as read_status
+    from palace.ops.daemon import daemon_status as read_status
     from palace.results import to_json
 
     palace_path = resolve_palace_path(palace_dir)
@@ -188,7 +188,7 @@ def daemon_status(
 def daemon_stop(palace_dir: Optional[Path] = PalaceOption) -> None:
     """Stop the background watcher of this palace (it finishes the note it is mining)."""
     from palace.config import resolve_palace_path
-    from palace.daemon import stop_daemon
+    from palace.ops.daemon import stop_daemon
 
     palace_path = resolve_palace_path(palace_dir)
     pid = stop_daemon(palace_path)

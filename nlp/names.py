@@ -25,7 +25,7 @@ nationality) is joined to the name before it as one organisation.
 Names as strings: :func:`legal_form` splits "Acme Corp." into ``("Acme", "Corp.")``;
 :func:`project_base` gives "Falcon" for "Project Falcon" and "the Falcon project";
 :func:`key_without_final_dot` makes "Acme Corp." and "Acme Corp" one key. Nothing here
-knows about storage; :mod:`palace.resolution` decides which names are joined.
+knows about storage; :mod:`palace.graph.resolution` decides which names are joined.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The entries themselves ship in ``palace/data/predicates.json`` and a palace's
 ``config.json`` may extend them; loading those is the core's work
-(:func:`palace.temporal.load_registry`). The relation reader (:mod:`palace.nlp.relations`)
+(:func:`palace.graph.temporal.load_registry`). The relation reader (:mod:`palace.nlp.relations`)
 and the rules (:mod:`palace.nlp.rules`) only need the model below.
 """
 

@@ -6,7 +6,7 @@ value lexicons (titles, plan tiers, statuses, medications, departments) and a ch
 prefilter of cue words. The constants below are the closed word lists that decide a
 clause's mood (hedges, futures, plan and stop verbs) and what a phrase names (kind nouns,
 group nouns, quantities). The registry itself is loaded by the core
-(:mod:`palace.temporal`) and handed in: nothing here reads files.
+(:mod:`palace.graph.temporal`) and handed in: nothing here reads files.
 """
 
 from __future__ import annotations

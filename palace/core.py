@@ -13,30 +13,30 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterator, cast
 
-from palace.db import store
+from palace.store import sqlite as store
 from palace.config import fiscal_year_start, quiet_third_parties, resolve_palace_path
 from palace.errors import ModelMismatch, PalaceNotFound, UsageError
-from palace.vectors import VectorStore, open_vector_store
+from palace.store.vectors import VectorStore, open_vector_store
 
 if TYPE_CHECKING:
     import datetime as dt
 
-    from palace.changes import ChangeSet
-    from palace.corrections import FactDecision, Review
-    from palace.daemon import DaemonStatus
-    from palace.doctor import DoctorReport
-    from palace.embedding import Embedder
-    from palace.facts import FactsResult
-    from palace.graph import Connection, EntityProfile
-    from palace.mining import FileOutcome, MineReport
-    from palace.query import AskResult
-    from palace.resolution import AliasReport, Decision
-    from palace.status import StatusReport
+    from palace.graph.changes import ChangeSet
+    from palace.graph.corrections import FactDecision, Review
+    from palace.ops.daemon import DaemonStatus
+    from palace.ops.doctor import DoctorReport
+    from palace.store.embedding import Embedder
+    from palace.graph.facts import FactsResult
+    from palace.graph.profile import Connection, EntityProfile
+    from palace.mine.run import FileOutcome, MineReport
+    from palace.ask.query import AskResult
+    from palace.graph.resolution import AliasReport, Decision
+    from palace.ops.status import StatusReport
 
 
 class Palace:
     """An open palace: ``conn`` (SQLite, the truth), ``vectors`` (a
-    :class:`~palace.vectors.VectorStore`, derived), and every command as a method
+    :class:`~palace.store.vectors.VectorStore`, derived), and every command as a method
     returning a typed result (its JSON by :func:`palace.results.to_json`).
 
     Use :meth:`open`; close with :meth:`close` or a ``with`` block. One warm process
@@ -64,7 +64,7 @@ class Palace:
         vectors: VectorStore | None = None,
     ) -> "Palace":
         """Open the palace at ``path`` (resolved by :func:`resolve_palace_path`), its
-        vectors in ``vectors`` (default: :func:`palace.vectors.open_vector_store`, the
+        vectors in ``vectors`` (default: :func:`palace.store.vectors.open_vector_store`, the
         embedded Chroma under ``path/chroma`` unless a Chroma server is configured).
 
         With ``create=False`` a missing palace raises :class:`PalaceNotFound`.
@@ -128,7 +128,7 @@ class Palace:
     def embedder(self) -> "Embedder":
         """The embedding model (the packaged all-MiniLM-L6-v2 unless one was given)."""
         if self._embedder is None:
-            from palace.embedding import default_embedder
+            from palace.store.embedding import default_embedder
 
             self._embedder = default_embedder()
         return self._embedder
@@ -136,9 +136,9 @@ class Palace:
     @property
     def registry(self) -> dict:
         """The predicate registry: the shipped one, extended by ``config.json`` here
-        (:func:`palace.temporal.load_registry`). Raises ValueError for a malformed entry."""
+        (:func:`palace.graph.temporal.load_registry`). Raises ValueError for a malformed entry."""
         if self._registry is None:
-            from palace.temporal import load_registry
+            from palace.graph.temporal import load_registry
 
             self._registry = load_registry(self.path)
         return self._registry
@@ -190,28 +190,28 @@ class Palace:
     ) -> "MineReport":
         """Mine the folder ``root`` into the wing ``wing`` (default: the folder's name);
         ``paths``, ``verify``, ``cancel`` and ``on_progress`` (a long note's drawers read)
-        as in :func:`palace.mining.mine`."""
-        from palace.mining import mine
+        as in :func:`palace.mine.run.mine`."""
+        from palace.mine.run import mine
 
         return mine(self, Path(root), wing=wing, on_file=on_file, on_start=on_start, paths=paths, verify=verify,
                     cancel=cancel, on_progress=on_progress)
 
     def ask(self, question: str, **options) -> "AskResult":
-        """Answer ``question`` with cited drawers; see :func:`palace.query.ask`."""
-        from palace.query import ask
+        """Answer ``question`` with cited drawers; see :func:`palace.ask.query.ask`."""
+        from palace.ask.query import ask
 
         return ask(self, question, **options)
 
     def doctor(self, *, repair: bool = False) -> "DoctorReport":
         """Check the palace (and with ``repair`` rebuild what is derived); see
-        :func:`palace.doctor.doctor`. Hold :func:`palace.locks.sole_writer` to repair."""
-        from palace.doctor import doctor
+        :func:`palace.ops.doctor.doctor`. Hold :func:`palace.ops.locks.sole_writer` to repair."""
+        from palace.ops.doctor import doctor
 
         return doctor(self, repair=repair)
 
     def status(self) -> "StatusReport":
-        """Counts and per-file state; see :func:`palace.status.status`."""
-        from palace.status import status
+        """Counts and per-file state; see :func:`palace.ops.status.status`."""
+        from palace.ops.status import status
 
         return status(self)
 
@@ -220,8 +220,8 @@ class Palace:
               now: "dt.date | None" = None, wing: str | None = None) -> "FactsResult":
         """The facts that hold ``now`` (default today), or those valid ``as_of`` a day, or
         those the palace held ``known_at`` a moment (in ``wing`` when given); see
-        :func:`palace.facts.facts`."""
-        from palace.facts import facts
+        :func:`palace.graph.facts.facts`."""
+        from palace.graph.facts import facts
 
         return facts(self, about=about, predicate=predicate, as_of=as_of, known_at=known_at, limit=limit,
                      typed_only=typed_only, now=now, wing=wing)
@@ -231,7 +231,7 @@ class Palace:
         """Every fact about ``name`` (in ``wing`` when given), superseded, ended and
         invalidated ones included, in valid-time order. Raises :class:`UsageError` for an
         unknown name."""
-        from palace.facts import facts
+        from palace.graph.facts import facts
 
         return facts(self, about=name, predicate=predicate, history=True, limit=limit, typed_only=typed_only,
                      wing=wing)
@@ -240,11 +240,11 @@ class Palace:
                 wing: str | None = None, room: str | None = None) -> "ChangeSet":
         """What changed in valid time over ``[start, end)`` (either may be open), or —
         with neither — in recorded time since the previous mining; about ``about`` (a name)
-        when given. See :mod:`palace.changes`."""
+        when given. See :mod:`palace.graph.changes`."""
         import datetime as dt
 
-        from palace.changes import changes_in_window, changes_since_previous_mining
-        from palace.db.entities import find_entities
+        from palace.graph.changes import changes_in_window, changes_since_previous_mining
+        from palace.store.entities import find_entities
 
         ids = tuple(r["id"] for r in find_entities(self.conn, about)) if about else ()
         if start is None and end is None:
@@ -254,98 +254,98 @@ class Palace:
                                  room=room, registry=self.registry)
 
     def entity(self, name: str) -> "EntityProfile":
-        """The profile card of ``name``; see :func:`palace.graph.profile`."""
-        from palace.graph import profile
+        """The profile card of ``name``; see :func:`palace.graph.profile.profile`."""
+        from palace.graph.profile import profile
 
         return profile(self, name)
 
     def connection(self, source: str, target: str) -> "Connection":
-        """How two names are connected over current facts; see :func:`palace.graph.connection`."""
-        from palace.graph import connection
+        """How two names are connected over current facts; see :func:`palace.graph.profile.connection`."""
+        from palace.graph.profile import connection
 
         return connection(self, source, target)
 
     def aliases(self, name: str) -> "AliasReport":
-        """``name``'s aliases and why each name resolves as it does; see :func:`palace.resolution.aliases`."""
-        from palace.resolution import aliases
+        """``name``'s aliases and why each name resolves as it does; see :func:`palace.graph.resolution.aliases`."""
+        from palace.graph.resolution import aliases
 
         return aliases(self.conn, name)
 
     def merge(self, name: str, into: str) -> "Decision":
         """Record that ``name`` is ``into`` (kept on every re-mine, reversible)."""
-        from palace.resolution import merge
+        from palace.graph.resolution import merge
 
         return merge(self.conn, name, into, self.registry)
 
     def split(self, name: str) -> "list[Decision]":
         """Undo what ``name`` was joined to and keep it apart."""
-        from palace.resolution import split
+        from palace.graph.resolution import split
 
         return split(self.conn, name, self.registry)
 
     def add_fact(self, subject: str, predicate: str, obj: str, **options) -> "FactDecision":
-        """State a fact (evidence ``user``); see :func:`palace.corrections.add_fact`."""
-        from palace.corrections import add_fact
+        """State a fact (evidence ``user``); see :func:`palace.graph.corrections.add_fact`."""
+        from palace.graph.corrections import add_fact
 
         return add_fact(self, subject, predicate, obj, **options)
 
     def retract_fact(self, fact_id: int, **options) -> "FactDecision":
-        """Retract a fact, for good across re-mines; see :func:`palace.corrections.retract_fact`."""
-        from palace.corrections import retract_fact
+        """Retract a fact, for good across re-mines; see :func:`palace.graph.corrections.retract_fact`."""
+        from palace.graph.corrections import retract_fact
 
         return retract_fact(self, fact_id, **options)
 
     def confirm_fact(self, fact_id: int) -> "FactDecision":
-        """Confirm a mined fact; see :func:`palace.corrections.confirm_fact`."""
-        from palace.corrections import confirm_fact
+        """Confirm a mined fact; see :func:`palace.graph.corrections.confirm_fact`."""
+        from palace.graph.corrections import confirm_fact
 
         return confirm_fact(self, fact_id)
 
     def undo_fact_decision(self, decision_id: int) -> "FactDecision":
-        """Undo an added, retracted or confirmed fact; see :func:`palace.corrections.undo`."""
-        from palace.corrections import undo
+        """Undo an added, retracted or confirmed fact; see :func:`palace.graph.corrections.undo`."""
+        from palace.graph.corrections import undo
 
         return undo(self, decision_id)
 
     def observe(self, entity: str, text: str, **options) -> "FactDecision":
-        """Attach a free statement to an entity; see :func:`palace.corrections.observe`."""
-        from palace.corrections import observe
+        """Attach a free statement to an entity; see :func:`palace.graph.corrections.observe`."""
+        from palace.graph.corrections import observe
 
         return observe(self, entity, text, **options)
 
     def pending_review(self) -> "Review":
-        """Candidates and proposals awaiting review; see :func:`palace.corrections.pending_review`."""
-        from palace.corrections import pending_review
+        """Candidates and proposals awaiting review; see :func:`palace.graph.corrections.pending_review`."""
+        from palace.graph.corrections import pending_review
 
         return pending_review(self)
 
     def review(self, accept: bool, **options) -> "list[FactDecision]":
-        """Accept or reject candidates and proposals; see :func:`palace.corrections.review`."""
-        from palace.corrections import review
+        """Accept or reject candidates and proposals; see :func:`palace.graph.corrections.review`."""
+        from palace.graph.corrections import review
 
         return review(self, accept, **options)
 
     def fact_decisions(self) -> "list[FactDecision]":
-        """Every fact decision, oldest first; see :func:`palace.corrections.decisions`."""
-        from palace.corrections import decisions
+        """Every fact decision, oldest first; see :func:`palace.graph.corrections.decisions`."""
+        from palace.graph.corrections import decisions
 
         return decisions(self)
 
     def daemon_status(self) -> "DaemonStatus":
-        """Whether a watcher keeps this palace current, and its state; see :mod:`palace.daemon`."""
-        from palace.daemon import daemon_status
+        """Whether a watcher keeps this palace current, and its state; see :mod:`palace.ops.daemon`."""
+        from palace.ops.daemon import daemon_status
 
         return daemon_status(self.path)
 
     def start_daemon(self, paths: "Collection[Path]", *, debounce: float = 0.5, polling: bool = False) -> "DaemonStatus":
-        """Start a background watcher of ``paths``; see :func:`palace.daemon.start_daemon`."""
-        from palace.daemon import start_daemon
+        """Start a background watcher of ``paths``; see :func:`palace.ops.daemon.start_daemon`."""
+        from palace.ops.daemon import start_daemon
 
         return start_daemon(self.path, list(paths), debounce=debounce, polling=polling)
 
     def stop_daemon(self) -> int | None:
         """Stop the background watcher (its pid, or None when none ran)."""
-        from palace.daemon import stop_daemon
+        from palace.ops.daemon import stop_daemon
 
         return stop_daemon(self.path)
 

@@ -1,11 +1,11 @@
 """The JSON of every read command, from its typed result, by one function.
 
 Every command's ``--json`` prints :func:`to_json` of the dataclass the core returned
-(:class:`~palace.query.AskResult`, :class:`~palace.status.StatusReport`,
-:class:`~palace.facts.FactsResult`, :class:`~palace.graph.EntityProfile`,
-:class:`~palace.graph.Connection`, :class:`~palace.resolution.AliasReport`,
-:class:`~palace.changes.ChangeSet`, :class:`~palace.doctor.DoctorReport`,
-:class:`~palace.daemon.DaemonStatus`, :class:`~palace.mining.MineReport`…): its fields by
+(:class:`~palace.ask.query.AskResult`, :class:`~palace.ops.status.StatusReport`,
+:class:`~palace.graph.facts.FactsResult`, :class:`~palace.graph.profile.EntityProfile`,
+:class:`~palace.graph.profile.Connection`, :class:`~palace.graph.resolution.AliasReport`,
+:class:`~palace.graph.changes.ChangeSet`, :class:`~palace.ops.doctor.DoctorReport`,
+:class:`~palace.ops.daemon.DaemonStatus`, :class:`~palace.mine.run.MineReport`…): its fields by
 name, recursively (tuples become lists, dates and paths ISO strings and text), so the
 field names documented in the README are the dataclasses' own.
 """

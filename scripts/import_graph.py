@@ -5,7 +5,7 @@
 
 Every ``import`` counts, including those inside functions (a lazy import is still a
 dependency); those under ``if TYPE_CHECKING:`` do not. The layers are
-``palace.cli → palace (core) → palace.db (store) → palace.nlp``: nlp imports nothing
+``palace.cli → palace (core) → palace.store → palace.nlp``: nlp imports nothing
 outside itself, the store layer nothing of the core but the errors, the core nothing of
 the CLI (``palace.__main__``, the ``python -m palace`` entry point,
 is the one exception), and no module reaches itself again through any chain of imports.
@@ -60,7 +60,7 @@ def import_graph() -> nx.DiGraph:
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
-                # `from palace.db import store` depends on palace.db.store, not on palace/__init__
+                # `from palace.store import sqlite` depends on palace.store.sqlite, not on palace/store/__init__
                 submodules = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in found]
                 targets = submodules if len(submodules) == len(node.names) else [node.module, *submodules]
             for target in targets:
@@ -69,16 +69,17 @@ def import_graph() -> nx.DiGraph:
     return graph
 
 
-#: modules every layer above nlp may use: the errors
-BASE = {"palace.errors"}
+#: modules every layer above nlp may use: the errors, the settings and the packaged models
+BASE = {"palace.errors", "palace.config", "palace.models"}
 
 
 def layer(module: str) -> int:
-    """0 for palace.nlp, 1 for the store layer (palace.db) and the errors, 2 for the
+    """0 for palace.nlp, 1 for the store layer (palace.store), the errors, the settings and
+    the models, 2 for the
     core, 3 for palace.cli."""
     if module.startswith("palace.nlp"):
         return 0
-    if module == "palace.db" or module.startswith("palace.db.") or module in BASE:
+    if module == "palace.store" or module.startswith("palace.store.") or module in BASE:
         return 1
     if module.startswith("palace.cli"):
         return 3

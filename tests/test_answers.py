@@ -207,7 +207,7 @@ def test_readme_documents_the_answer_fields():
     from dataclasses import fields
     from pathlib import Path
 
-    from palace.answers import Answer, AnswerValue
+    from palace.ask.answers import Answer, AnswerValue
 
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     for cls in (Answer, AnswerValue):

@@ -198,7 +198,7 @@ def test_bm25_leaves_weightless_terms_out_of_its_scoring_and_ranks_as_the_whole_
     """A term in half the drawers or more weighs nothing in BM25 (FTS5 floors its IDF):
     the drawers holding a weighing term are ranked by those terms only, the others follow
     in the whole query's order, so the ranking equals the whole query's."""
-    from palace import retrievers
+    from palace.ask import retrievers
     from palace.core import Palace
 
     notes = tmp_path / "notes"

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from palace.cli.main import app
 from palace.core import Palace
-from palace.vectors import ChromaServer
+from palace.store.vectors import ChromaServer
 
 pytestmark = pytest.mark.slow  # starts a server process
 

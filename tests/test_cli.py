@@ -68,15 +68,15 @@ def test_readme_documents_every_command():
 def test_readme_json_fields_match_the_result_dataclasses():
     from dataclasses import fields
 
-    from palace.facts import FactsResult, FactView
-    from palace.graph import Citation, EntityProfile, Neighbour
-    from palace.query import AskResult, Hit, PlanSummary, Why
-    from palace.extract import ExtractResult, ReadFact, Rejection
-    from palace.status import StatusReport
+    from palace.graph.facts import FactsResult, FactView
+    from palace.graph.profile import Citation, EntityProfile, Neighbour
+    from palace.ask.query import AskResult, Hit, PlanSummary, Why
+    from palace.mine.extract import ExtractResult, ReadFact, Rejection
+    from palace.ops.status import StatusReport
 
     text = README.read_text()
-    from palace.graph import Connection, Hop
-    from palace.resolution import AliasEntry, AliasReport, Decision, Resolution
+    from palace.graph.profile import Connection, Hop
+    from palace.graph.resolution import AliasEntry, AliasReport, Decision, Resolution
 
     for cls in (AskResult, Hit, PlanSummary, Why, StatusReport, EntityProfile, Neighbour, Citation,
                 FactsResult, FactView, AliasReport, AliasEntry, Resolution, Decision, Connection, Hop,

@@ -1,5 +1,5 @@
 """Issue 10: each construction people write yields the exact fact and valid time, read
-through the same path as mining (``palace.extract.extract_text``, the real spaCy
+through the same path as mining (``palace.mine.extract.extract_text``, the real spaCy
 pipeline), and what must not be a fact is not."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import datetime as dt
 
 import pytest
 
-from palace.extract import extract_text
+from palace.mine.extract import extract_text
 from palace.nlp.extraction import Extractor
 from palace.nlp.rules import RelationRules
-from palace.temporal import default_registry, load_values
+from palace.graph.temporal import default_registry, load_values
 
 DAY = dt.date(2024, 6, 10)
 

@@ -84,7 +84,7 @@ def _graph(palace) -> tuple:
 def test_a_kill_before_resolution_is_resolved_by_the_next_run(tmp_path, monkeypatch):
     import pytest
 
-    import palace.mining as mining
+    import palace.mine.run as mining
 
     notes = tmp_path / "notes"  # no skipped file: a re-run finds every note unchanged
     notes.mkdir()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from palace.discovery import PathFilter, is_editor_artifact, walk
+from palace.mine.discovery import PathFilter, is_editor_artifact, walk
 
 
 def _tree(root, files: dict[str, bytes | str]) -> None:
@@ -87,7 +87,7 @@ def test_deciding_named_paths_equals_walking_the_root(tmp_path):
     need the walk (None)."""
     import os
 
-    from palace.discovery import PathFilter, decide_paths, walk
+    from palace.mine.discovery import PathFilter, decide_paths, walk
 
     root = tmp_path / "notes"
     files = ["a.md", "b.txt", "img.png", ".hidden.md", "notes.md~", "deep/c.md", "deep/.git/d.md",

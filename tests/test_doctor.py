@@ -112,7 +112,7 @@ def test_a_damaged_database_is_reported_with_its_way_out(mined):
 
 def test_repair_is_refused_beside_another_writer(mined):
     _, palace_dir = mined
-    from palace.locks import MineLock
+    from palace.ops.locks import MineLock
 
     with MineLock(palace_dir):
         out = runner.invoke(app, ["doctor", "--palace", str(palace_dir), "--repair"])

@@ -1,4 +1,4 @@
-"""palace.embedding: the packaged all-MiniLM-L6-v2 ONNX embedder and the FakeEmbedder."""
+"""palace.store.embedding: the packaged all-MiniLM-L6-v2 ONNX embedder and the FakeEmbedder."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from palace.embedding import Embedder, FakeEmbedder, OnnxEmbedder, default_embedder, packaged_model_dir
+from palace.store.embedding import Embedder, FakeEmbedder, OnnxEmbedder, default_embedder, packaged_model_dir
 from palace.errors import ModelError, PalaceError
 
 # A 395-byte float32 ONNX model with the same interface as the real one: inputs input_ids,

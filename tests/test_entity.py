@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from palace.cli.main import app
 from palace.errors import UsageError
-from palace.graph import connection, profile
+from palace.graph.profile import connection, profile
 
 
 def test_profile_of_a_person(sample_palace):
@@ -85,7 +85,7 @@ def test_an_alias_or_a_shouted_possessive_reaches_the_same_profile(sample_palace
 
 
 def test_entity_search_lists_each_entity_once_with_distinct_relations(sample_palace):
-    from palace.cards import search_entities
+    from palace.graph.cards import search_entities
 
     hits = search_entities(sample_palace, "bob")
     names = [h.name for h in hits]

@@ -10,7 +10,7 @@ import time
 from test_temporal_graph import timeline, write
 
 from palace.core import Palace
-from palace.facts import facts
+from palace.graph.facts import facts
 
 
 def test_a_transition_ends_the_old_value_and_an_ending_closes_a_state(tmp_path):

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from palace.cli.main import app
 from palace.core import Palace
-from palace.facts import facts
+from palace.graph.facts import facts
 
 
 def test_a_deleted_note_leaves_current_facts_but_stays_in_history(tmp_path):

@@ -127,7 +127,7 @@ def test_the_palace_folder_and_its_files_are_owner_only_whatever_the_umask(tmp_p
 
 def test_one_writer_at_a_time(tmp_path):
 
-    from palace.locks import MineLock
+    from palace.ops.locks import MineLock
 
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -137,8 +137,8 @@ def test_one_writer_at_a_time(tmp_path):
         out = CliRunner().invoke(app, ["mine", str(notes), "--palace", str(palace_dir)])
         assert out.exit_code == 1 and "is busy: another `palace mine` is writing it" in out.output
         assert f"(pid {os.getpid()})" in out.output
-        from palace.locks import PalaceBusy
-        from palace.watch import Watcher
+        from palace.ops.locks import PalaceBusy
+        from palace.mine.watch import Watcher
 
         with pytest.raises(PalaceBusy):  # nor may a watcher start beside it
             Watcher(palace_dir, [notes]).start()
@@ -189,8 +189,7 @@ def test_a_warm_reader_sees_what_another_process_mined(tmp_path):
 def test_a_storage_error_is_an_error_with_a_hint(tmp_path, monkeypatch):
     import sqlite3
 
-
-    import palace.status
+    import palace.ops.status
 
     with Palace.open(tmp_path / "palace"):
         pass
@@ -198,7 +197,7 @@ def test_a_storage_error_is_an_error_with_a_hint(tmp_path, monkeypatch):
     def read_only(palace):
         raise sqlite3.OperationalError("attempt to write a readonly database")
 
-    monkeypatch.setattr(palace.status, "status", read_only)
+    monkeypatch.setattr(palace.ops.status, "status", read_only)
     out = CliRunner().invoke(app, ["status", "--palace", str(tmp_path / "palace")])
     assert out.exit_code == 1 and "the palace's database failed: attempt to write a readonly database" in out.output
     assert "hint: check that palace.db is writable" in out.output and "Traceback" not in out.output
@@ -250,7 +249,7 @@ def _long_note(sections: int) -> str:
 
 @pytest.mark.slow
 def test_a_long_note_is_read_last_with_its_progress_and_a_stop_does_not_wait_for_it(tmp_path, monkeypatch):
-    from palace import mining
+    from palace.mine import run as mining
 
     monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 5)  # the budget, scaled down to a test's size
     monkeypatch.setattr(mining, "PROGRESS_EVERY", 4)
@@ -300,7 +299,7 @@ def _graph(palace) -> list[tuple]:
 
 
 def test_a_long_note_stored_in_steps_and_killed_holds_what_one_pass_holds(tmp_path, monkeypatch):
-    from palace import mining
+    from palace.mine import run as mining
 
     monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 4)  # steps of 4 drawers
     notes = tmp_path / "notes"
@@ -344,7 +343,7 @@ def test_a_long_note_stored_in_steps_and_killed_holds_what_one_pass_holds(tmp_pa
 def test_a_thread_never_sees_another_threads_open_transaction(tmp_path):
     import threading
 
-    from palace.db import store
+    from palace.store import sqlite as store
 
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -413,7 +412,7 @@ def test_an_ask_after_the_vector_store_was_lost_keeps_it_reported_lost(tmp_path)
 def test_a_palace_on_a_read_only_folder_is_an_error_not_a_traceback(tmp_path, monkeypatch):
     import errno
 
-    from palace import locks
+    from palace.ops import locks
 
     def refuse(path, flags, mode=0o777):
         raise OSError(errno.EROFS, "Read-only file system", str(path))

@@ -1,5 +1,5 @@
 """Resolution after an edit plans only the names the edit can touch (palace.resolution
-:func:`resolve_wing`, palace.lowercase :func:`link_lowercase_mentions`). After every step of a series of
+:func:`resolve_wing`, palace.graph.lowercase :func:`link_lowercase_mentions`). After every step of a series of
 edits mined with the real pipeline, the graph equals what resolving the whole wing again
 gives on the same stored drawers; and the counts the triggers keep (``wing_readings``)
 equal the counts of the mentions."""
@@ -11,9 +11,9 @@ import shutil
 import pytest
 
 from palace.core import Palace
-from palace.db import store
-from palace.lowercase import link_lowercase_mentions
-from palace.resolution import resolve_wing
+from palace.store import sqlite as store
+from palace.graph.lowercase import link_lowercase_mentions
+from palace.graph.resolution import resolve_wing
 
 ACME = ("# Vendors\n\nBob Okafor signed the contract with Acme Corp. on Monday. Acme Corp sent the invoice."
         " Acme Corporation called. Acme Inc. raised its prices. The contract with Acme runs until May.\n")
@@ -64,7 +64,7 @@ def counted(conn) -> list[tuple]:
     return sorted(tuple(r) for r in conn.execute(
         "SELECT f.wing, m.raw_entity_id, m.label, m.extractor != ?, count(*) FROM mentions m"
         " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id GROUP BY 1, 2, 3, 4",
-        ("palace.lowercase.v1",)))
+        ("palace.graph.lowercase.v1",)))
 
 
 def kept(conn) -> list[tuple]:
@@ -83,7 +83,7 @@ def resolved_whole(conn, wing: str, registry) -> dict:
 
 
 def test_each_step_resolves_as_the_whole_wing_would(tmp_path, monkeypatch):
-    from palace import resolution
+    from palace.graph import resolution
 
     planned: list[int] = []
     original = resolution.plan_wing
@@ -114,14 +114,14 @@ def test_each_step_resolves_as_the_whole_wing_would(tmp_path, monkeypatch):
         assert names["Alice"] == "Alice Chen"  # Alice Martin went away
         assert names["Dana"] == "Dana Ruiz"
         council = conn.execute("SELECT count(*) FROM mentions m JOIN entities e ON e.id = m.entity_id"
-                               " WHERE e.key = 'leadership council' AND m.extractor = 'palace.lowercase.v1'")
+                               " WHERE e.key = 'leadership council' AND m.extractor = 'palace.graph.lowercase.v1'")
         assert council.fetchone()[0] == 5
         assert "Falcon" not in names  # three wider names: no longer the project's short name
 
 
 def test_a_short_edit_plans_a_neighbourhood_not_the_wing(tmp_path, monkeypatch):
     """An edit naming one new person plans a handful of names, not the wing's."""
-    from palace import resolution
+    from palace.graph import resolution
 
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -207,7 +207,7 @@ LABELS = ["PERSON", "ORG", "ORG", "PRODUCT"]
 
 
 def _note(conn, wing: str, path: str, names) -> int:
-    from palace.db.graph import add_mention, entity_id
+    from palace.store.graph import add_mention, entity_id
 
     file_id = conn.execute("INSERT INTO files (wing, root, path, room, status, mined_at)"
                            " VALUES (?, '/r', ?, 'r', 'indexed', 'now')", (wing, path)).lastrowid
@@ -271,7 +271,7 @@ def test_a_forgotten_name_leaves_no_evidence_behind(tmp_path):
     """``palace forget`` deletes names: the resolution is then planned whole, and no
     evidence names the forgotten person."""
     from palace.core import Palace
-    from palace.forgetting import forget
+    from palace.ops.forgetting import forget
 
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -295,7 +295,7 @@ def test_a_forgotten_wing_leaves_no_type_and_no_pending_name_behind(tmp_path):
     """A name read as an organisation in a forgotten wing and as a person in another
     becomes a person; the forgotten wing leaves nothing to resolve."""
     from palace.core import Palace
-    from palace.forgetting import forget
+    from palace.ops.forgetting import forget
 
     with Palace.open(tmp_path / "palace") as palace:
         conn = palace.conn

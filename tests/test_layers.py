@@ -24,22 +24,22 @@ def _graph_module():
 def test_no_cycle_and_no_arrow_the_wrong_way():
     graph_module = _graph_module()
     graph = graph_module.import_graph()
-    assert graph.number_of_nodes() > 50 and "palace.db.facts" in graph
+    assert graph.number_of_nodes() > 50 and "palace.store.facts" in graph
     assert graph_module.problems(graph) == []
     # the edges the layering is about are really seen (a checker that sees nothing passes everything)
     assert graph.has_edge("palace.cli.facts", "palace.core")
-    assert graph.has_edge("palace.facts", "palace.db.facts")
-    assert graph.has_edge("palace.db.facts", "palace.nlp.markup")
+    assert graph.has_edge("palace.graph.facts", "palace.store.facts")
+    assert graph.has_edge("palace.store.facts", "palace.nlp.markup")
 
 
 def test_the_checker_reports_a_cycle_and_an_upward_arrow():
     graph_module = _graph_module()
-    graph = nx.DiGraph([("palace.graph", "palace.facts"), ("palace.facts", "palace.graph"),
-                        ("palace.nlp.pipeline", "palace.errors"), ("palace.db.store", "palace.cli.app")])
+    graph = nx.DiGraph([("palace.graph.profile", "palace.graph.facts"), ("palace.graph.facts", "palace.graph.profile"),
+                        ("palace.nlp.pipeline", "palace.errors"), ("palace.store.sqlite", "palace.cli.app")])
     found = graph_module.problems(graph)
-    assert any(line.startswith("cycle:") and "palace.graph" in line for line in found)
+    assert any(line.startswith("cycle:") and "palace.graph.profile" in line for line in found)
     assert "upward: palace.nlp.pipeline → palace.errors" in found
-    assert "upward: palace.db.store → palace.cli.app" in found
+    assert "upward: palace.store.sqlite → palace.cli.app" in found
 
 
 def test_nlp_runs_without_loading_the_core():
@@ -56,8 +56,8 @@ def test_the_public_surface_is_what_all_says():
     from palace import Palace
 
     assert Palace.__module__ == "palace.core"
-    for name in ("palace.errors", "palace.db.facts", "palace.db.entities", "palace.temporal", "palace.cli.main",
-                 "palace.results", "palace.vectors", "palace.doctor", "palace.daemon"):
+    for name in ("palace.errors", "palace.store.facts", "palace.store.entities", "palace.graph.temporal", "palace.cli.main",
+                 "palace.results", "palace.store.vectors", "palace.ops.doctor", "palace.ops.daemon"):
         module = importlib.import_module(name)
         assert module.__all__, name
         for public in module.__all__:

@@ -135,7 +135,7 @@ def test_mentioned_with_facts_carry_provenance(sample_palace):
 
 def test_remine_unchanged_is_idempotent_and_does_no_work(mined_sample, sample_copy, monkeypatch):
     palace_dir, first = mined_sample
-    import palace.mining as mining
+    import palace.mine.run as mining
 
     def no_nlp(*args, **kwargs):
         raise AssertionError("NLP ran on an unchanged folder")
@@ -195,7 +195,7 @@ def test_file_that_vanishes_or_cannot_be_read_is_recorded(tmp_path):
 
 
 def test_model_recorded_and_mismatch_is_a_clear_error(tmp_path):
-    from palace.embedding import FakeEmbedder
+    from palace.store.embedding import FakeEmbedder
     from palace.errors import ModelMismatch
 
     root = tmp_path / "notes"
@@ -284,9 +284,9 @@ def test_a_new_title_or_heading_reindexes_the_drawers_under_it(tmp_path):
 
 
 def test_a_passing_failure_or_an_unreadable_folder_loses_nothing(tmp_path, monkeypatch):
-    import palace.discovery as discovery
-    import palace.mining as mining
-    from palace.reading import Unreadable
+    import palace.mine.discovery as discovery
+    import palace.mine.run as mining
+    from palace.mine.reading import Unreadable
 
     root = tmp_path / "notes"
     (root / "sub").mkdir(parents=True)
@@ -379,7 +379,7 @@ def test_paths_limits_a_run_to_those_paths(tmp_path):
 
 
 def test_a_step_over_named_notes_does_not_walk_the_root(tmp_path, monkeypatch):
-    from palace import mining
+    from palace.mine import run as mining
     from palace.core import Palace
 
     notes = tmp_path / "notes"

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from palace.db import store
+from palace.store import sqlite as store
 from palace.core import Palace
-from palace.graph import profile
+from palace.graph.profile import profile
 from palace.nlp.names import entity_key
-from palace.resolution import aliases, plan_wing, split
+from palace.graph.resolution import aliases, plan_wing, split
 
 
 def write(root, files: dict[str, str]) -> None:

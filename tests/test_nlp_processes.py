@@ -7,12 +7,12 @@ import datetime as dt
 
 import pytest
 
-from palace import mining
+from palace.mine import run as mining
 from palace.errors import ConfigError
 from palace.nlp.extraction import Extractor
 from palace.nlp.rules import RelationRules
 from palace.nlp.sentence import Context
-from palace.temporal import default_registry, load_values
+from palace.graph.temporal import default_registry, load_values
 
 TEXTS = [
     "Alice Chen joined Acme Robotics in March 2024 as staff engineer.",

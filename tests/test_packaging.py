@@ -23,7 +23,7 @@ def test_wheel_holds_only_the_palace_package(tmp_path):
     top = {name.split("/")[0] for name in names}
     assert {t for t in top if not t.endswith(".dist-info")} == {"palace"}
     assert "palace/cli/main.py" in names and "palace/nlp/extraction.py" in names
-    assert "palace/db/facts.py" in names and "palace/nlp/registry.py" in names
+    assert "palace/store/facts.py" in names and "palace/nlp/registry.py" in names
     assert "palace/models/all-MiniLM-L6-v2/model.onnx" in names
     assert "palace/models/all-MiniLM-L6-v2/LICENSE" in names
     assert "palace/py.typed" in names

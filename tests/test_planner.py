@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palace.db import store
-from palace.planning import plan_question, read_intent
+from palace.store import sqlite as store
+from palace.ask.planning import plan_question, read_intent
 
 D = dt.date
 NOW = D(2026, 11, 29)
@@ -187,7 +187,7 @@ def test_the_planner_never_loads_spacy(mined_sample):
 
     palace_dir, _ = mined_sample
     code = (
-        "import sys, datetime\nfrom palace.core import Palace\nfrom palace.planning import plan_question\n"
+        "import sys, datetime\nfrom palace.core import Palace\nfrom palace.ask.planning import plan_question\n"
         f"p = Palace.open({str(palace_dir)!r}, create=False)\n"
         "plan = plan_question(p.conn, \"what changed about Bob Okafor's team since March\", now=datetime.date(2026, 1, 1))\n"
         "assert plan.intent == 'change' and plan.entities, plan\n"
@@ -199,8 +199,8 @@ def test_the_planner_never_loads_spacy(mined_sample):
 
 # Questions that ask for one predicate of one name (no cue word needed) -----------------
 
-from palace.planning import EntityMatch  # noqa: E402
-from palace.questions import load_questions, read_fact_questions  # noqa: E402
+from palace.ask.planning import EntityMatch  # noqa: E402
+from palace.ask.questions import load_questions, read_fact_questions  # noqa: E402
 
 
 def person(name):
@@ -309,7 +309,7 @@ def test_reading_fact_questions_never_loads_spacy():
     import sys
 
     code = (
-        "import sys\nfrom palace.questions import load_questions, read_fact_questions\n"
+        "import sys\nfrom palace.ask.questions import load_questions, read_fact_questions\n"
         "assert read_fact_questions('what plan is Initrode on', table=load_questions())\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('spacy', 'thinc')))\n"
     )

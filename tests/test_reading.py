@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from palace.reading import Unreadable, decode, read_note, split_front_matter
+from palace.mine.reading import Unreadable, decode, read_note, split_front_matter
 
 CAFE = "Café Müller: a naïve résumé, déjà vu.\n"
 

@@ -9,7 +9,7 @@ import pytest
 
 from palace.nlp.extraction import Extractor
 from palace.nlp.rules import RelationRules
-from palace.temporal import default_registry, load_values
+from palace.graph.temporal import default_registry, load_values
 
 NOTE_DATE = dt.date(2024, 12, 31)
 

@@ -6,7 +6,7 @@ import pytest
 
 import sqlite3
 
-from palace.db import store
+from palace.store import sqlite as store
 
 
 def test_0002_makes_one_entity_per_name_and_keeps_every_mention_fact_and_alias(tmp_path):
@@ -92,7 +92,7 @@ def test_a_locked_write_is_retried_until_the_lock_is_free(tmp_path):
     import sqlite3
     import threading
 
-    from palace.db import store
+    from palace.store import sqlite as store
 
     conn = store.connect(tmp_path)
     other = store.connect(tmp_path)
@@ -124,7 +124,7 @@ def test_the_drawer_count_and_longest_date_span_follow_every_write_and_a_window_
     import datetime as dt
     from types import SimpleNamespace
 
-    from palace.retrievers import in_window
+    from palace.ask.retrievers import in_window
 
     conn = store.connect(tmp_path)
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from palace.errors import ConfigError
-from palace.temporal import Assertion, Closure, close_timeline, known_at, load_registry, valid_at
+from palace.graph.temporal import Assertion, Closure, close_timeline, known_at, load_registry, valid_at
 
 D = dt.date
 
@@ -123,8 +123,8 @@ def test_registry_has_the_one_value_predicates_and_a_palace_can_extend_it(tmp_pa
 
 
 def test_apply_timelines_closes_only_the_one_value_group(tmp_path):
-    from palace.db import store
-    from palace.temporal import apply_timelines
+    from palace.store import sqlite as store
+    from palace.graph.temporal import apply_timelines
 
     conn = store.connect(tmp_path)
     conn.execute("INSERT INTO entities (id, name, type, key) VALUES (1, 'Ruth', 'PERSON', 'ruth'),"

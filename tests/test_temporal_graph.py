@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from palace.cli.main import app
 from palace.core import Palace
 from palace.errors import UsageError
-from palace.facts import facts
-from palace.graph import profile
-from palace.resolution import aliases, merge, split
+from palace.graph.facts import facts
+from palace.graph.profile import profile
+from palace.graph.resolution import aliases, merge, split
 
 
 def write(root, files: dict[str, str]) -> None:
@@ -277,7 +277,7 @@ def test_a_known_name_in_lower_case_links_to_its_entity_whatever_the_mining_orde
                 "SELECT m.surface, e.name, m.extractor FROM mentions m JOIN entities e ON e.id = m.entity_id"
                 " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id WHERE f.path = '2024-03-02.md'"
             ).fetchall()
-            assert [tuple(r) for r in rows] == [("leadership council", "the Leadership Council", "palace.lowercase.v1")], order
+            assert [tuple(r) for r in rows] == [("leadership council", "the Leadership Council", "palace.graph.lowercase.v1")], order
 
 
 def test_a_phrase_written_mostly_in_lower_case_is_not_taken_for_a_name(notes, tmp_path):
@@ -286,7 +286,7 @@ def test_a_phrase_written_mostly_in_lower_case_is_not_taken_for_a_name(notes, tm
     write(notes, {"2024-03-01.md": f"# Minutes\n\n{capitalised}\n"})
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
-        lowercase = "SELECT count(*) FROM mentions WHERE extractor = 'palace.lowercase.v1'"
+        lowercase = "SELECT count(*) FROM mentions WHERE extractor = 'palace.graph.lowercase.v1'"
         read = "SELECT count(*) FROM mentions m JOIN entities e ON e.id = m.entity_id WHERE e.key = 'triage working group'"
         assert palace.conn.execute(read).fetchone()[0] == 3
         write(notes, {"2024-03-02.md": "# Chat\n\nthe triage working group is busy, and the triage working group"
@@ -303,7 +303,7 @@ def test_lower_case_links_after_edits_equal_a_fresh_mine_and_scan_only_what_chan
     """Names appear, are overtaken by a longer name, and disappear across edits; after each,
     the lower-case links equal those of a fresh mine of the same notes. A step that adds
     no name searches only the new drawers."""
-    from palace.db.resolution import LOWERCASE_EXTRACTOR, LowercaseIndex
+    from palace.store.resolution import LOWERCASE_EXTRACTOR, LowercaseIndex
 
     council = ("# A\n\nMara Bos chaired the Leadership Council today. The Leadership Council approved the travel"
                " budget. The Leadership Council meets again in April.\n")

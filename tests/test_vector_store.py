@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from palace.core import Palace
-from palace.vector_cache import VectorCache
-from palace.vectors import EmbeddedChroma, VectorStore
+from palace.store.vector_cache import VectorCache
+from palace.store.vectors import EmbeddedChroma, VectorStore
 
 
 def _matches(meta: dict, where: dict | None) -> bool:

@@ -18,8 +18,8 @@ import time
 import pytest
 
 from palace.core import Palace
-from palace.daemon import AlreadyWatching, read_state
-from palace.watch import Watcher
+from palace.ops.daemon import AlreadyWatching, read_state
+from palace.mine.watch import Watcher
 
 pytestmark = pytest.mark.slow  # processes, kills and watchers: the full suite, not the fast tier
 
@@ -420,8 +420,8 @@ def test_a_stale_heartbeat_is_reported_degraded(tmp_path):
     from typer.testing import CliRunner
 
     from palace.cli.main import app
-    from palace.daemon import STATE_FILE
-    from palace.watch import PalaceLock
+    from palace.ops.daemon import STATE_FILE
+    from palace.mine.watch import PalaceLock
 
     palace_dir = tmp_path / "palace"
     lock = PalaceLock(palace_dir)
@@ -441,7 +441,7 @@ def test_a_stale_heartbeat_is_reported_degraded(tmp_path):
 
 
 def test_a_long_note_gives_way_to_notes_saved_while_it_is_read(tmp_path, notes, outcomes, monkeypatch):
-    from palace import mining
+    from palace.mine import run as mining
 
     monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 10)  # steps of 10 drawers, scaled down to a test
     monkeypatch.setattr(mining, "PROGRESS_EVERY", 5)

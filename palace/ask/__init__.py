@@ -1,0 +1,1 @@
+"""Asking: planning a question, the retrievers and their fusion, ranking, and the answers."""

@@ -1,0 +1,393 @@
+"""Direct answers: a question that asks for one predicate of one name, answered from the
+temporal graph before the drawers.
+
+"what plan is Initrode on" → ``Initrode is on Basic (since 2024-03-04; before: Pro,
+2023-01-10 → 2024-03-04) — notes/2024-03-04.md:3 "Initrode downgraded to the Basic plan."``
+
+The planner reads the question (:attr:`palace.ask.planning.Plan.asks`: predicate, the side
+of the fact the name is on, the words that said so); this module reads the facts, only
+through :func:`palace.graph.facts.facts`, in valid time:
+
+- a question without a time is about ``now`` (``--now`` or today): the facts valid on
+  that day (``facts(as_of=now)``), so a state that ended ("Ines stepped down") is not an
+  answer any more, and one dated after ``now`` is not one yet;
+- a question with a one-day window is about that day; with a longer window ("in March
+  2024", "in 2019", "between 2019 and 2021") about every fact valid at some time in it,
+  each shown with its own interval (a window reaching past ``now`` stops at ``now``);
+- for a one-value predicate asked from its subject the answer also says what the value
+  replaced: the latest earlier value and when it ended. When nothing is valid then, the
+  answer says so, and shows the last value that ended before (if any).
+
+The readings of the question are tried in order (``who manages Bob``: ``reports_to`` of
+Bob, then ``leads`` of Bob); the first the graph has any fact for answers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from palace.errors import UsageError
+from palace.graph.facts import FactView, facts
+from palace.store.entities import find_entities
+from palace.nlp.names import entity_key
+
+if TYPE_CHECKING:
+    from palace.core import Palace
+    from palace.ask.planning import Plan
+    from palace.ask.questions import FactQuestion
+
+#: At most this many values are listed (events, or a many-value predicate over a span).
+VALUES_SHOWN = 10
+#: Lines of a direct answer built from facts or changes (the rest are in ``facts``/``changes``).
+DIRECT_LINES = 8
+#: The kinds of :class:`Direct` answer.
+DIRECT_KINDS = ("fact", "changes", "facts", "no fact", "nothing found")
+
+
+@dataclass(frozen=True)
+class Direct:
+    """The answer shown above the evidence, read from the graph only (no language model).
+
+    ``kind`` is one of :data:`DIRECT_KINDS`: ``fact`` (a one-predicate question: the
+    :class:`Answer`'s text), ``changes`` (a change question: what began, ended or was
+    superseded, grouped by entity), ``facts`` (an entity, current-state or history
+    question: the typed facts about its names), ``no fact`` (the graph holds nothing that
+    answers it; the evidence below is all there is), ``nothing found`` (no drawer passed
+    the relevance floor). ``text`` is one line per statement, each cited ``path:line``."""
+
+    kind: str
+    text: str
+
+
+def direct_answer(answer: "Answer | None", changes, facts: tuple[FactView, ...], *, found: bool,
+                  question: str = "", when: bool = False) -> Direct:
+    """Build the :class:`Direct` answer from what ``ask`` read: the one-fact ``answer``,
+    the change set (:class:`palace.graph.changes.ChangeSet`), the typed ``facts`` about the
+    question's names, and whether any drawer passed the floor (``found``). For a "when"
+    question (``when``) each fact leads with its date: ``2024-09-02: Alice Chen works at
+    Acme Robotics (since …)``."""
+    if answer is not None and answer.values:
+        return Direct("fact", answer.text)
+    if changes is not None and changes.groups:
+        lines = _change_lines(changes)
+        more = len(lines) - DIRECT_LINES
+        return Direct("changes", "\n".join(lines[:DIRECT_LINES] + ([f"… and {more} more below"] if more > 0 else [])))
+    if facts:
+        ordered = sorted(facts, key=lambda f: f.valid_from or "9999") if when else facts
+        lines = [(f"{f.valid_from or 'date unknown'}: " if when else "") + f"{_fact_words(f)} ({_interval(f)})"
+                 f" — {_cite(f)}" for f in ordered[:DIRECT_LINES]]
+        more = len(facts) - DIRECT_LINES
+        return Direct("facts", "\n".join(lines + ([f"… and {more} more below"] if more > 0 else [])))
+    if not found:
+        return Direct("nothing found", f"nothing found for {question.strip()!r}: no note matches it closely enough")
+    if answer is not None:  # asked for one fact the graph does not hold then
+        return Direct("no fact", answer.text + "; the evidence below is what the notes say")
+    return Direct("no fact", "the graph holds no fact that answers this; the evidence below is what the notes say")
+
+
+def _change_lines(changes) -> list[str]:
+    """One line per change, grouped by entity: a value replaced by another reads
+    ``Bob Okafor: reports to Priya Raman → Helen Marsh (2024-07-01)``; the same change
+    read from several notes is one line, cited by the first, with the count."""
+    lines: list[str] = []
+    for group in changes.groups:
+        new_sides = {(c.fact.predicate, c.replaced_by, c.day[:10]) for c in group.changes if c.replaced_by}
+        old_sides = {(c.fact.predicate, c.fact.object, c.day[:10]) for c in group.changes if c.replaced_by}
+        said_at: dict[tuple[str, str], list] = {}
+        for change in group.changes:
+            fact, day = change.fact, change.day[:10]
+            if change.kind == "began" and (fact.predicate, fact.object, day) in new_sides:
+                continue  # shown as the new side of "old → new"
+            if change.kind == "ended" and (fact.predicate, fact.object, day) in old_sides:
+                continue
+            words = fact.predicate.replace("_", " ")
+            said = f"{words} {fact.object} → {change.replaced_by}" if change.replaced_by else \
+                f"{change.kind}: {words} {fact.object}"
+            if fact.subject != group.entity:
+                said = f"{fact.subject} {said}"
+            cited = change.replaced_at or _cite(fact)  # a replacement is cited where it was said
+            said_at.setdefault((said, day), [cited, 0])[1] += 1
+        for (said, day), (cited, count) in said_at.items():
+            also = f" (and {count - 1} more note{'' if count == 2 else 's'})" if count > 1 else ""
+            lines.append(f"{group.entity}: {said} ({day}) — {cited}{also}")
+    return lines
+
+
+def _fact_words(fact: FactView) -> str:
+    return f"{fact.subject} {fact.predicate.replace('_', ' ')} {fact.object}"
+
+
+def _interval(fact: FactView) -> str:
+    if fact.valid_from and fact.valid_to:
+        return f"{fact.valid_from} → {fact.valid_to}"
+    if fact.valid_from:
+        return f"since {fact.valid_from}"
+    return f"until {fact.valid_to}" if fact.valid_to else "undated"
+
+
+def _cite(fact: FactView) -> str:
+    return f"{fact.path}:{fact.line}" if fact.line else fact.path
+
+
+@dataclass(frozen=True)
+class AnswerValue:
+    """One value of the answer and where it was read: ``value`` is the other end of the
+    fact (its object when the question is about the subject, else its subject);
+    ``valid_from``/``valid_to`` its valid time (ISO days, half-open; None when open or
+    unknown), merged over the notes that restate it; ``path`` (relative to its ``wing``),
+    ``line`` (1-based) and ``sentence`` cite the statement that began it (``fact_id``,
+    ``drawer_id``); ``evidence`` is ``stated`` or ``inferred``; ``conflicts_with`` lists
+    the ids of same-day facts that say otherwise."""
+
+    value: str
+    valid_from: str | None
+    valid_to: str | None
+    path: str
+    line: int | None
+    sentence: str
+    fact_id: int
+    evidence: str
+    wing: str
+    drawer_id: str
+    conflicts_with: tuple[int, ...] = ()
+
+    def cite(self) -> str:
+        """``path:line "sentence"`` (``path`` alone once its drawer is gone)."""
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f'{where} "{self.sentence}"' if self.sentence else where
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The graph's answer to a one-predicate question.
+
+    ``subject`` is the name asked about and ``side`` where it sits in the facts
+    (``subject``: "what plan is Initrode on"; ``object``: "who leads Harbor");
+    ``predicate``, its ``cardinality`` (``one``/``many``) and ``kind`` (``state``/
+    ``event``) come from the registry; ``as_of`` is the day asked about (``now``, or the
+    window's first day) and ``during`` the window ``{start, end}`` (ISO, end exclusive)
+    when the question named a period longer than a day, else None. ``values`` are the
+    facts valid then (empty when none), ``previous`` the value a one-value state
+    replaced (or, with no values, the last one that ended before), ``text`` the answer
+    as shown, one line per value. ``cue`` says which question words named the predicate."""
+
+    subject: str
+    predicate: str
+    side: str
+    cardinality: str
+    kind: str
+    as_of: str
+    during: dict | None
+    values: tuple[AnswerValue, ...]
+    previous: AnswerValue | None
+    text: str
+    cue: str
+
+    def drawer_ids(self) -> list[str]:
+        """The drawers cited by the values, then by the previous value (the graph
+        retriever ranks them first)."""
+        cited = [v.drawer_id for v in self.values] + ([self.previous.drawer_id] if self.previous else [])
+        return list(dict.fromkeys(d for d in cited if d))
+
+
+def answer_question(palace: "Palace", plan: "Plan", *, wing: str | None = None) -> Answer | None:
+    """The graph's answer to ``plan``'s one-predicate question, or None when the plan
+    holds none or is a change question (those list the graph's diff instead).
+
+    ``wing`` keeps the facts read in that wing. The day is the plan's ``now`` unless the
+    question named a window (``--since``/``--until`` filter drawers, not the answer)."""
+    if not plan.asks or plan.intent == "change":
+        return None
+    now = plan.now or dt.date.today()
+    window = plan.window if plan.window is not None and plan.window_source == "question" else None
+    chosen, timeline = plan.asks[0], ()
+    for asked in plan.asks:
+        found = _timeline(palace, asked, wing)
+        if found:
+            chosen, timeline = asked, found
+            break
+    spec = palace.registry.get(chosen.predicate)
+    cardinality = spec.cardinality if spec else "many"
+    kind = spec.kind if spec else "state"
+    during = None
+    if window is None or window.end - window.start <= dt.timedelta(days=1):
+        day = window.start if window is not None else now
+        start, end = day, day + dt.timedelta(days=1)
+        if kind == "event":  # the events of record up to that day
+            valid = [f for f in timeline if f.valid_from and f.valid_from <= day.isoformat()]
+        else:
+            valid = _current(palace, chosen, wing, day) if timeline else []
+    else:
+        day, start = window.start, window.start
+        end = min(window.end, now + dt.timedelta(days=1)) if window.start <= now else window.end
+        during = {"start": start.isoformat(), "end": end.isoformat()}
+        valid = [f for f in timeline if _overlaps(f, start, end)]
+    values = _merged(valid, chosen.side)
+    values = values[-VALUES_SHOWN:] if kind == "event" else values[:VALUES_SHOWN]
+    previous = None
+    if kind == "state" and (not values or (cardinality == "one" and chosen.side == "subject")):
+        previous = _previous(timeline, values, start, chosen.side)
+    today = plan.today or now
+    past = end <= today if window is not None else day < today
+    following = None
+    if kind == "state" and cardinality == "one" and chosen.side == "subject" and len(values) == 1:
+        following = _following(timeline, values[-1], chosen.side, today)
+    text = _text(chosen, values, previous, has_facts=bool(timeline), past=past, day=day, during=during,
+                 following=following, today=today)
+    return Answer(
+        subject=chosen.name, predicate=chosen.predicate, side=chosen.side, cardinality=cardinality, kind=kind,
+        as_of=day.isoformat(), during=during, values=tuple(values), previous=previous, text=text, cue=chosen.cue,
+    )
+
+
+def _keys(palace: "Palace", asked: "FactQuestion") -> set[str]:
+    """The name keys that count as the name asked about: its own, and every name of the
+    entities it resolves to."""
+    keys = {entity_key(asked.name), entity_key(asked.text)}
+    try:
+        keys |= {entity_key(row["name"]) for row in find_entities(palace.conn, asked.name)}
+    except UsageError:  # not a name the graph knows: a literal value, or nothing
+        pass
+    return keys
+
+
+def _own_end(asked: "FactQuestion"):
+    return (lambda f: f.subject) if asked.side == "subject" else (lambda f: f.object)
+
+
+def _timeline(palace: "Palace", asked: "FactQuestion", wing: str | None) -> tuple[FactView, ...]:
+    """Every live fact (superseded and ended ones included, retracted ones not) of the
+    asked predicate with the name on the asked side and a value on the other, in
+    valid-time order. (An ending that names no value, "Ines retired", closes the facts it
+    ends and is no value itself.)"""
+    try:
+        found = facts(palace, about=asked.name, predicate=asked.predicate, history=True).facts
+    except UsageError:  # the name is neither an entity nor a value of any fact
+        return ()
+    keys, end = _keys(palace, asked), _own_end(asked)
+    return tuple(f for f in found if f.invalidated_at is None and entity_key(end(f)) in keys
+                 and _value_of(f, asked.side).strip() and (wing is None or f.wing == wing))
+
+
+def _current(palace: "Palace", asked: "FactQuestion", wing: str | None, day: dt.date) -> list[FactView]:
+    """The facts valid on ``day`` (:func:`palace.graph.facts.facts` with ``as_of``)."""
+    try:
+        found = facts(palace, about=asked.name, predicate=asked.predicate, as_of=day).facts
+    except UsageError:
+        return []
+    keys, end = _keys(palace, asked), _own_end(asked)
+    return [f for f in found if entity_key(end(f)) in keys and _value_of(f, asked.side).strip()
+            and (wing is None or f.wing == wing)]
+
+
+def _overlaps(fact: FactView, start: dt.date, end: dt.date) -> bool:
+    """Whether the fact's valid time meets ``[start, end)``."""
+    begins_before = fact.valid_from is None or fact.valid_from < end.isoformat()
+    ends_after = fact.valid_to is None or fact.valid_to > start.isoformat()
+    return begins_before and ends_after
+
+
+def _value_of(fact: FactView, side: str) -> str:
+    return fact.object if side == "subject" else fact.subject
+
+
+def _merged(found: list[FactView], side: str) -> list[AnswerValue]:
+    """One :class:`AnswerValue` per run of one value: a note that restates a value does
+    not start it again, and a note that ends it without saying when it began ("stepped
+    down as lead") joins it; the run is cited by its first dated statement."""
+    runs: list[tuple[str, list[FactView]]] = []
+    for fact in sorted(found, key=lambda f: (f.valid_from or "", f.id)):
+        key = entity_key(_value_of(fact, side))
+        run = next((r for r in runs if r[0] == key and _touches(r[1], fact)), None)
+        if run is None:
+            runs.append((key, [fact]))
+        else:
+            run[1].append(fact)
+    out = []
+    for _, group in runs:
+        # an ending with no start of its own ("stepped down as lead") joins the statement that began it
+        first = min((f for f in group if f.valid_from), key=lambda f: (f.valid_from, f.id), default=group[0])
+        ends = [f.valid_to for f in group]
+        out.append(AnswerValue(
+            value=_value_of(first, side), valid_from=first.valid_from,
+            valid_to=None if None in ends else max(ends), path=first.path, line=first.line,
+            sentence=first.sentence, fact_id=first.id, evidence=first.evidence, wing=first.wing,
+            drawer_id=first.drawer_id, conflicts_with=tuple(sorted({c for f in group for c in f.conflicts_with})),
+        ))
+    return out
+
+
+def _touches(run: list[FactView], fact: FactView) -> bool:
+    """Whether ``fact`` starts before the run of its value has ended."""
+    ends = [f.valid_to for f in run]
+    return None in ends or fact.valid_from is None or fact.valid_from <= max(ends)
+
+
+def _previous(timeline: tuple[FactView, ...], values: list[AnswerValue], start: dt.date,
+              side: str) -> AnswerValue | None:
+    """The value before: the latest fact that ended by the first value's start (or by
+    ``start`` when there is no value), with another value than it."""
+    if values and values[0].valid_from is None:
+        return None
+    limit = values[0].valid_from if values else start.isoformat()
+    taken = {entity_key(v.value) for v in values}
+    ended = [f for f in timeline if f.valid_to and f.valid_to <= limit and entity_key(_value_of(f, side)) not in taken]
+    if not ended:
+        return None
+    last = max(ended, key=lambda f: (f.valid_to, f.valid_from or "", f.id))
+    key = entity_key(_value_of(last, side))
+    run = [f for f in ended if entity_key(_value_of(f, side)) == key and f.valid_to == last.valid_to]
+    return _merged(run, side)[0]
+
+
+def _following(timeline: tuple[FactView, ...], value: AnswerValue, side: str, now: dt.date) -> FactView | None:
+    """The value that replaced ``value`` once it ended, by ``now``: the earliest fact
+    with another value that began on or after its end."""
+    if not value.valid_to:
+        return None
+    key = entity_key(value.value)
+    later = [f for f in timeline if f.valid_from and value.valid_to <= f.valid_from <= now.isoformat()
+             and entity_key(_value_of(f, side)) != key]
+    return min(later, key=lambda f: (f.valid_from, f.id), default=None)
+
+
+def _span(value: AnswerValue, today: dt.date | None = None) -> str:
+    """``from → to``, ``since from``, ``until to``; an end after ``today`` (the day the
+    question is asked on, ``--now``) is not known yet and is left out."""
+    if today is not None and value.valid_to and value.valid_to > today.isoformat():
+        value = replace(value, valid_to=None)
+    if value.valid_from and value.valid_to:
+        return f"{value.valid_from} → {value.valid_to}"
+    if value.valid_from:
+        return f"since {value.valid_from}"
+    return f"until {value.valid_to}" if value.valid_to else "date unknown"
+
+
+def _text(asked: "FactQuestion", values: list[AnswerValue], previous: AnswerValue | None, *,
+          has_facts: bool, past: bool, day: dt.date, during: dict | None,
+          following: FactView | None = None, today: dt.date | None = None) -> str:
+    """The answer in words, one line per value."""
+    when = f"during {during['start']} → {during['end']}" if during else f"on {day.isoformat()}"
+    if not values:
+        if not has_facts:
+            return f"no fact about {asked.name}'s {asked.label} in the graph"
+        line = f"no fact about {asked.name}'s {asked.label} valid {when}"
+        if previous is not None:
+            line += f" (last: {previous.value}, {_span(previous)} — {previous.cite()})"
+        return line
+    template = asked.say[1 if past else 0]
+    lines = []
+    for index, value in enumerate(values):
+        subject, obj = (asked.name, value.value) if asked.side == "subject" else (value.value, asked.name)
+        try:
+            said = template.format(subject=subject, object=obj)
+        except (KeyError, IndexError, ValueError):  # a config template with other fields
+            said = f"{subject} {asked.predicate} {obj}"
+        extra = f"; before: {previous.value}, {_span(previous)}" if previous is not None and index == 0 else ""
+        conflict = "; notes of the same day say otherwise" if value.conflicts_with else ""
+        if following is not None and index == len(values) - 1:
+            extra += f"; since replaced by {_value_of(following, asked.side)} (from {following.valid_from})"
+        lines.append(f"{said} ({_span(value, today)}{extra}{conflict}) — {value.cite()}")
+    return "\n".join(lines)

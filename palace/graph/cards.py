@@ -1,0 +1,222 @@
+"""Views of the graph for agents and prompts: entity search by tokens, and the profile
+card — what the palace currently holds about the entities most recently updated, within
+a budget, as a short text block ready for a system prompt.
+
+Both read only current typed facts (:class:`palace.store.facts.FactFilter` ``holds_on``
+today): never superseded, ended or invalidated ones, never ``mentioned_with``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from palace.store.entities import find_entities
+from palace.store.facts import FactFilter, FactView, fact_views
+from palace.errors import UsageError
+from palace.nlp.names import entity_key
+
+if TYPE_CHECKING:
+    from palace.core import Palace
+
+#: Characters of a card's text at most, whatever the budget (about 500 tokens).
+CARD_MAX_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class EntityHit:
+    """One entity found by :func:`search_entities`: its ``name`` and ``types``, the
+    ``score`` in [0, 1] (how much of the query and of the name the match covers, with a
+    small lift for names mentioned often), the ``matched`` alias, its ``aliases`` and
+    its current ``relations`` (typed facts where it is subject or object)."""
+
+    name: str
+    types: tuple[str, ...]
+    score: float
+    matched: str
+    aliases: tuple[str, ...]
+    mentions: int
+    relations: tuple[FactView, ...]
+
+
+def search_entities(palace: "Palace", query: str, *, limit: int = 10, relations: int = 5,
+                    wing: str | None = None) -> list[EntityHit]:
+    """Entities whose name or an alias holds the query's words, best first.
+
+    Each word of ``query`` (lower case, two characters or more) is looked for as a whole
+    word of every name and alias. An entity's score is the best over its names of
+    ``coverage of the query × coverage of the name``, times ``0.9 + 0.1 ×
+    min(1, log10(mentions + 1) / 3)`` (the lift). Entities of one name (spaCy may read a
+    name under two types) are one hit. ``wing``: only entities mentioned in it. Raises
+    :class:`UsageError` for a query with no word."""
+    words = [w for w in re.findall(r"\w+", query.casefold()) if len(w) >= 2]
+    if not words:
+        raise UsageError(f"nothing to search for in {query!r}", hint="give one or more words of a name")
+    conn = palace.conn
+    like = " OR ".join("a.key LIKE ?" for _ in words)
+    sql = (f"SELECT e.id, e.name, e.key, e.type, a.alias, a.key AS alias_key,"
+           f" (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
+           f" FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE ({like})")
+    params: list = [f"%{w}%" for w in words]
+    if wing:
+        sql += (" AND EXISTS (SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
+                " JOIN files f ON f.id = d.file_id WHERE m.entity_id = e.id AND f.wing = ?)")
+        params.append(wing)
+    best: dict[str, tuple[float, str]] = {}  # by entity name key: (score, the alias that matched)
+    for row in conn.execute(sql, params):
+        alias_words = row["alias_key"].split()
+        found = sum(1 for w in words if w in alias_words)
+        if not found:
+            continue
+        score = (found / len(words)) * (found / max(1, len(alias_words)))
+        score *= 0.9 + 0.1 * min(1.0, math.log10(row["n"] + 1) / 3)
+        key = row["key"]
+        held = best.get(key)
+        if held is None or score > held[0]:
+            best[key] = (score, row["alias"])
+    ranked = sorted(best.items(), key=lambda item: (-item[1][0], item[0]))
+    hits: list[EntityHit] = []
+    shown: set[int] = set()
+    for key, (score, matched) in ranked:
+        if len(hits) == limit:
+            break
+        rows = find_entities(conn, key)
+        if rows[0]["id"] in shown:  # a short form or an alias of an entity already listed
+            continue
+        shown.add(rows[0]["id"])
+        ids = tuple(r["id"] for r in rows)
+        marks = ",".join("?" * len(ids))
+        aliases = tuple(sorted({a for (a,) in conn.execute(
+            f"SELECT alias FROM aliases WHERE entity_id IN ({marks})", ids)}))[:10]
+        stated = fact_views(conn, FactFilter(entity_ids=ids, typed_only=True, holds_on=dt.date.today(), wing=wing),
+                            palace.registry, limit=200)
+        unique: dict[tuple[str, str, str], FactView] = {}
+        for view in stated:  # one per value: a restatement in a later note is no new relation
+            unique.setdefault((view.subject.casefold(), view.predicate, view.object.casefold()), view)
+        current = list(unique.values())[:relations]
+        hits.append(EntityHit(
+            name=rows[0]["name"], types=tuple(dict.fromkeys(r["type"] for r in rows)), score=round(score, 4),
+            matched=matched, aliases=aliases, mentions=sum(r["n"] for r in rows), relations=tuple(current)))
+    return hits
+
+
+@dataclass(frozen=True)
+class CardEntity:
+    """One entity on a profile card: its ``name``, ``type`` and current ``facts`` (at
+    most the card's budget per entity, the latest valid first)."""
+
+    name: str
+    type: str
+    facts: tuple[FactView, ...]
+
+
+@dataclass(frozen=True)
+class ProfileCard:
+    """What the palace holds now about a few entities: ``entities`` (the named ones, or
+    those whose current facts were most recently recorded), the budget
+    (``max_entities`` × ``max_facts``), the day it holds on (``as_of``), and ``text``:
+    one line per entity, each fact with its valid time and citation, at most
+    :data:`CARD_MAX_CHARS` characters — ready for a system prompt."""
+
+    as_of: str
+    max_entities: int
+    max_facts: int
+    entities: tuple[CardEntity, ...]
+    text: str
+
+
+def profile_card(palace: "Palace", names: tuple[str, ...] = (), *, entities: int = 8, facts: int = 5,
+                 wing: str | None = None) -> ProfileCard:
+    """The :class:`ProfileCard` of ``names`` (each a name or alias; :class:`UsageError`
+    for an unknown one), or of the ``entities`` entities whose current typed facts were
+    most recently recorded (as subject), with at most ``facts`` facts each. ``wing``:
+    only facts read in that wing."""
+    if entities < 1 or facts < 1:
+        raise UsageError("a card needs at least one entity and one fact each", hint="--entities 8 --facts 5")
+    conn = palace.conn
+    today = dt.date.today()
+    groups: list[tuple[int, ...]] = []
+    if names:
+        for name in names[:entities]:
+            groups.append(tuple(r["id"] for r in find_entities(conn, name)))
+    else:
+        seen: set[str] = set()
+        where = FactFilter(typed_only=True, holds_on=today, wing=wing)
+        for view in fact_views(conn, where, palace.registry, limit=max(200, entities * facts * 20),
+                               newest_first=True):
+            key = entity_key(view.subject)
+            if key in seen:
+                continue
+            seen.add(key)
+            groups.append(tuple(r["id"] for r in find_entities(conn, view.subject)))
+            if len(groups) == entities:
+                break
+    cards = []
+    for ids in groups:
+        views = fact_views(conn, FactFilter(entity_ids=ids, typed_only=True, holds_on=today, wing=wing),
+                           palace.registry, limit=200)
+        own = [v for v in views if v.subject in _names(conn, ids)] or list(views)
+        unique: dict[tuple[str, str, str], FactView] = {}
+        for view in own:  # one line per value: a restatement cites no new fact
+            unique.setdefault((view.subject.casefold(), view.predicate, view.object.casefold()), view)
+        latest = sorted(unique.values(), key=lambda v: (v.valid_from or "", v.recorded_at), reverse=True)[:facts]
+        row = conn.execute("SELECT name, type FROM entities WHERE id = ?", (ids[0],)).fetchone()
+        cards.append(CardEntity(row["name"], row["type"], tuple(latest)))
+    return ProfileCard(today.isoformat(), entities, facts, tuple(cards), _card_text(today, cards))
+
+
+def _names(conn, ids: tuple[int, ...]) -> set[str]:
+    marks = ",".join("?" * len(ids))
+    return {n for (n,) in conn.execute(f"SELECT name FROM entities WHERE id IN ({marks})", ids)}
+
+
+def _card_text(today: dt.date, cards: list[CardEntity]) -> str:
+    lines = [f"What my notes hold as of {today.isoformat()} (current facts; valid time; source note:line):"]
+    for card in cards:
+        said = []
+        for view in card.facts:
+            where = f"{view.path}:{view.line}" if view.line else view.path.strip("()")
+            evidence = "" if view.evidence == "stated" else f" ({view.evidence})"  # inferred, user, confirmed, agent
+            said.append(f"{view.predicate} {view.object}{_when(view)}{evidence} [{where}]")
+        lines.append(f"- {card.name} ({card.type}): " + ("; ".join(said) if said else "no current facts"))
+    text = "\n".join(lines)
+    if len(text) > CARD_MAX_CHARS:
+        text = text[:CARD_MAX_CHARS - 1].rsplit("\n", 1)[0] + "\n…"
+    return text
+
+
+def _when(view: FactView) -> str:
+    """`` on 2024-06-04`` or `` in 2024-09`` for a fact that holds over one day or one
+    month (an event), else `` since …`` / `` until …``."""
+    if view.valid_from and view.valid_to:
+        start, end = dt.date.fromisoformat(view.valid_from[:10]), dt.date.fromisoformat(view.valid_to[:10])
+        if (end - start).days == 1:
+            return f" on {start.isoformat()}"
+        if start.day == 1 and end.day == 1 and (end.year * 12 + end.month) - (start.year * 12 + start.month) == 1:
+            return f" in {start.isoformat()[:7]}"
+    since = f" since {view.valid_from}" if view.valid_from else ""
+    until = f" until {view.valid_to}" if view.valid_to else ""
+    return since + until
+
+
+def wings(palace: "Palace") -> list[str]:
+    """The wings of the palace, sorted."""
+    return sorted(r[0] for r in palace.conn.execute("SELECT DISTINCT wing FROM files"))
+
+
+def mentioned_in(palace: "Palace", name: str, wing: str) -> bool:
+    """Whether the entity ``name`` is mentioned in ``wing`` (:class:`UsageError` when
+    no entity has that name)."""
+    ids = [r["id"] for r in find_entities(palace.conn, name)]
+    return palace.conn.execute(
+        f"SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
+        f" WHERE m.entity_id IN ({','.join('?' * len(ids))}) AND f.wing = ? LIMIT 1", (*ids, wing)).fetchone() is not None
+
+
+def fact_wing(palace: "Palace", fact_id: int) -> str | None:
+    """The wing a fact was read (or stated) in; None for an unknown fact."""
+    row = palace.conn.execute("SELECT wing FROM facts WHERE id = ?", (fact_id,)).fetchone()
+    return row[0] if row else None

@@ -1,0 +1,88 @@
+"""Reading facts: what was true at a date (valid time), what the palace knew at a moment
+(recorded time), and the whole history of a name, superseded and invalidated facts included.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from palace.store.entities import find_entities
+from palace.store.facts import FactFilter, FactView, any_fact, count_facts, fact_views
+from palace.errors import UsageError
+
+if TYPE_CHECKING:
+    from palace.core import Palace
+
+
+@dataclass(frozen=True)
+class FactsResult:
+    """A list of facts and the question it answers (``about``, ``predicate``, ``as_of``
+    valid day, ``known_at`` recorded moment, ``history`` whether closed facts are in)."""
+
+    about: str | None
+    predicate: str | None
+    as_of: str | None
+    known_at: str | None
+    history: bool
+    facts: tuple[FactView, ...]
+    #: candidates about the same name (and predicate) awaiting review: never among
+    #: ``facts`` unless ``history`` lists them, counted apart (``palace review``)
+    pending_review: int = 0
+
+    def to_json(self) -> str:
+        """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
+        from palace.results import to_json
+
+        return to_json(self)
+
+
+def facts(
+    palace: "Palace",
+    *,
+    about: str | None = None,
+    predicate: str | None = None,
+    as_of: dt.date | None = None,
+    known_at: str | None = None,
+    history: bool = False,
+    limit: int = 500,
+    now: dt.date | None = None,
+    typed_only: bool = False,
+    wing: str | None = None,
+) -> FactsResult:
+    """Facts about ``about`` (a name or alias; subject or object) with ``predicate``.
+
+    Without options, the facts that hold ``now`` (default today; :attr:`FactFilter.holds_on`).
+    ``as_of`` keeps facts valid on that day; ``known_at`` (ISO date or timestamp) keeps
+    what the palace held then, retracted facts included; without it only facts not
+    invalidated count. ``history=True`` keeps superseded, ended and invalidated facts
+    too. ``typed_only`` leaves out ``mentioned_with`` (two names in one sentence: a
+    co-occurrence, not a statement); ``wing`` keeps the facts read in that wing. Ordered by valid time, then recorded time. Raises
+    :class:`palace.errors.UsageError` for an unknown name.
+    """
+    ids: tuple[int, ...] = ()
+    value = None
+    if about:
+        value = " ".join(about.split()).casefold()
+        try:
+            ids = tuple(r["id"] for r in find_entities(palace.conn, about))
+        except UsageError:  # not an entity: maybe a literal value ("Metoprolol", "Starter")
+            if not any_fact(palace.conn, FactFilter(value=value), palace.registry):
+                raise
+    wanted = FactFilter(
+        entity_ids=ids, value=value, predicate=predicate, typed_only=typed_only and not predicate,
+        valid_on=as_of, known_at=known_at, wing=wing,
+        live=bool(as_of) and not history and not known_at,
+        unsuperseded=not history and not as_of and bool(known_at),
+        holds_on=(now or dt.date.today()) if not history and not as_of and not known_at else None,
+    )
+    views = fact_views(palace.conn, wanted, palace.registry, limit=limit)
+    if as_of and not history:
+        # an ending ("stepped down as lead") holds from an unknown start: where a dated
+        # statement of the same value covers the day too, that one says it
+        dated = {(v.subject, v.predicate, v.object.casefold()) for v in views if v.valid_from}
+        views = tuple(v for v in views if v.valid_from or (v.subject, v.predicate, v.object.casefold()) not in dated)
+    pending = count_facts(palace.conn, FactFilter(entity_ids=ids, value=value, predicate=predicate,
+                                                  typed_only=True, wing=wing, candidates=True), palace.registry)
+    return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views, pending)

@@ -1,0 +1,184 @@
+"""The extract flow: the mining NLP run on a text, nothing stored (``palace extract``).
+
+A note's text (front matter included) goes through the same steps as in ``palace mine``
+— front matter, chunking into drawers, NER, dates, the relation rules — and comes back
+as the facts mining would store, each with the rule that read it, its cardinality route
+(seed 000's routing trace: a one-value predicate supersedes, a many-value one coexists)
+and where its valid time came from, plus the candidates that were rejected and why.
+:func:`extract_text` is also what ``benchmarks/eval_extraction.py`` measures.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from palace.nlp.extraction import Extractor
+
+
+@dataclass(frozen=True)
+class ReadFact:
+    """One fact as mining would store it.
+
+    ``object`` is the object entity's name or the literal value; ``None`` for an ending
+    whose value the text does not name ("Ines retired"). ``valid_from``/``valid_to`` are
+    ISO days, half-open; ``None`` where the text does not bound it (an open state, or a
+    state whose start the text does not say). ``ending`` is true when the text closes the
+    state ("stepped down", the ``A`` of "from A to B"); a planned statement is no fact
+    (it is among the rejections, reason ``planned``). ``route`` is ``one: supersedes`` or
+    ``many: coexists``; ``date_source`` is ``clause`` (a date in the verb's clause),
+    ``heading`` (the dated heading above it: a running log's ``## 2025-03-12``) or
+    ``note`` (the note's date). ``line`` is 1-based in the text given.
+    """
+
+    subject: str
+    predicate: str
+    object: str | None
+    valid_from: str | None
+    valid_to: str | None
+    granularity: str | None
+    evidence: str
+    rule: str
+    route: str
+    date_source: str
+    sentence: str
+    line: int
+    kind: str = "state"
+    ending: bool = False
+    confidence: float = 0.0
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A candidate a rule considered and turned down: ``reason`` says why (hedged,
+    negated, conditional, planned, question, subject not an entity, object type or
+    lexicon mismatch…)."""
+
+    sentence: str
+    line: int
+    rule: str
+    predicate: str
+    reason: str
+    subject: str | None = None
+    object: str | None = None
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    """What :func:`extract_text` read: the note's ``date`` (ISO) and ``title``, the named
+    entities ``(name, label)``, the ``facts`` mining would store and the ``rejected``
+    candidates."""
+
+    date: str
+    title: str
+    entities: tuple[tuple[str, str], ...]
+    facts: tuple[ReadFact, ...]
+    rejected: tuple[Rejection, ...]
+
+    def to_json(self) -> str:
+        """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
+        from palace.results import to_json
+
+        return to_json(self)
+
+
+def extract_text(
+    text: str,
+    *,
+    date: dt.date,
+    title: str = "",
+    owner: str | None = None,
+    palace_dir: Path | None = None,
+    extractor: "Extractor | None" = None,
+) -> ExtractResult:
+    """Run the mining NLP on ``text`` (a whole note, front matter allowed) dated ``date``.
+
+    ``title`` is the note's title (default: front matter ``title``, else its first ``#``
+    heading, else empty); ``owner`` the person ``I``/``my`` stand for outside chat lines
+    (default: the palace config's ``owner``); ``palace_dir`` a palace whose
+    ``config.json`` predicates and value lexicons apply. ``extractor`` reuses a loaded
+    :class:`Extractor` (the eval passes one for hundreds of texts; it must trace to list
+    rejections). Nothing is stored. Raises :class:`palace.errors.UsageError` for a
+    malformed ``config.json``.
+    """
+    from palace.config import read_config
+    from palace.nlp.chunking import chunk_markdown
+    from palace.nlp.dates import DateInterval
+    from palace.nlp.extraction import Extraction, Extractor
+    from palace.nlp.lines import LineReader
+    from palace.nlp.rules import RelationRules
+    from palace.nlp.sentence import Context
+    from palace.mine.reading import split_front_matter
+    from palace.graph.temporal import load_registry, load_values
+
+    registry = load_registry(palace_dir)
+    if extractor is None:
+        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(palace_dir)), trace=True)
+    if owner is None:
+        owner = read_config(palace_dir).get("owner") if palace_dir else None
+    from palace.errors import UsageError
+    from palace.mine.reading import Unreadable
+
+    try:
+        metadata, body_start = split_front_matter(text)
+    except Unreadable as exc:
+        raise UsageError(f"the text cannot be read: {exc.reason}", hint="shorten or simplify its front matter") from None
+    body = text[body_start:]
+    if not title:
+        title = str(metadata.get("title") or "").strip() or next(
+            (line.strip()[2:].strip() for line in body.splitlines()[:20] if line.strip().startswith("# ")), "")
+    # drawers as mining cuts them would need the embedder's tokenizer; a word count
+    # is close enough for reading facts (a drawer only bounds pronoun look-back)
+    chunks = chunk_markdown(text, body_start=body_start, max_tokens=200,
+                            count_tokens=lambda texts: [len(t.split()) * 4 // 3 + 1 for t in texts])
+    facts: list[ReadFact] = []
+    rejected: list[Rejection] = []
+    entities: dict[tuple[str, str], None] = {}
+    when = DateInterval(date, date + dt.timedelta(days=1), "day")
+
+    def add(relation, found: Extraction, line: int, sentence: str) -> None:
+        spec = registry.get(relation.predicate)
+        if spec is None:
+            return
+        subject = relation.subject_name or (found.entities[relation.subject].name if relation.subject is not None else None)
+        if subject is None:
+            return
+        obj = (found.entities[relation.object].name if relation.object is not None
+               else relation.value or relation.object_name)
+        time = found.fact_time(relation, spec.kind, when)
+        start, end, granularity, source = time.start, time.end, time.granularity, time.source
+        facts.append(ReadFact(
+            subject=subject, predicate=relation.predicate, object=obj,
+            valid_from=start.isoformat() if start else None, valid_to=end.isoformat() if end else None,
+            granularity=granularity, evidence=relation.evidence, rule=relation.rule,
+            route="one: supersedes" if spec.cardinality == "one" else "many: coexists",
+            date_source=source, sentence=sentence, line=line, kind=spec.kind, ending=relation.ending,
+            confidence=relation.confidence,
+        ))
+
+    front = LineReader(extractor.rules, extractor.label_of).front_matter(metadata, title) if extractor.rules is not None else []
+    for relation in front:
+        add(relation, Extraction(base=date), 1, relation.quote or "")
+    from palace.config import date_order
+    from palace.nlp.dates import numeric_date_order
+
+    order = numeric_date_order(body) or date_order(palace_dir)
+    items = [(c.text, date, Context(title=title, heading=c.heading_path[-1] if c.heading_path else "", owner=owner,
+                                    date_order=order))
+             for c in chunks]
+    for chunk, found in zip(chunks, extractor.extract_many(items)):
+        for mention in found.entities:
+            entities.setdefault((mention.name, mention.label), None)
+        for relation in found.relations:
+            line = chunk.line_start + chunk.text.count("\n", 0, relation.start)
+            add(relation, found, line, " ".join(chunk.text[relation.start:relation.end].split()))
+        for candidate in found.rejected:
+            rejected.append(Rejection(
+                sentence=" ".join(chunk.text[candidate.start:candidate.end].split()),
+                line=chunk.line_start + chunk.text.count("\n", 0, candidate.start), rule=candidate.rule,
+                predicate=candidate.predicate, reason=candidate.reason, subject=candidate.subject,
+                object=candidate.object))
+    return ExtractResult(date.isoformat(), title, tuple(entities), tuple(facts), tuple(rejected))

@@ -1,0 +1,207 @@
+"""Keeping the vector store in step with SQLite: the drawers' vectors are derived.
+
+A drawer is embedded from its **embed input** (title and heading path, then its text:
+:func:`embed_input`) and marked ``embedded`` only once the store has its vector, so a
+killed run is finished by the next one (:func:`unembedded` lists what waits). The
+:class:`EmbedWorker` embeds on one core while spaCy runs on the other; text already
+embedded (same ``embed_hash``) is never embedded again. Deleted drawers leave tombstones,
+flushed from the store after the run (:func:`flush_tombstones`); drawers whose vectors the
+store lost are found and embedded again (:func:`find_lost_vectors`, :func:`embed_pending`).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sqlite3
+import threading
+import weakref
+from typing import TYPE_CHECKING
+
+from palace.store import sqlite as store
+from palace.store.vectors import date_number, usable
+
+if TYPE_CHECKING:
+    from palace.core import Palace
+
+__all__ = ["EmbedWorker", "embed_input", "embed_pending", "find_lost_vectors", "flush_tombstones", "unembedded"]
+
+#: Tokens of the embedder's window kept free for the title and heading path prefix.
+PREFIX_TOKENS = 32
+#: drawers per vector-store upsert and per queue item
+EMBED_BATCH = 64
+
+
+def embed_input(title: str, heading_path: tuple[str, ...], text: str) -> str:
+    """The text given to the embedder and to FTS: title and heading path, then the drawer.
+
+    DESIGN.md: indexing each drawer with its file title and heading path lifts both BM25
+    and vectors. The prefix is clipped so it stays within :data:`PREFIX_TOKENS`.
+    """
+    prefix = " › ".join(p for p in (title, *heading_path) if p)
+    words = prefix.split()
+    if len(words) > 20:
+        prefix = " ".join(words[:20])
+    prefix = prefix[:120]
+    return f"{prefix}\n{text}" if prefix else text
+
+
+def unembedded(conn, file_id: int | None = None) -> list[tuple[str, str, str, dict]]:
+    """Drawers whose vectors are not yet in Chroma: ``(id, embed input, embed_hash, metadata)``."""
+    sql = (
+        "SELECT d.id, d.text, d.heading_path, d.embed_hash, d.date_start, d.date_end, f.title, f.wing,"
+        " f.room, f.path FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.embedded = 0"
+    )
+    params: tuple = ()
+    if file_id is not None:
+        sql += " AND d.file_id = ?"
+        params = (file_id,)
+    out = []
+    for row in conn.execute(sql + " ORDER BY d.rowid", params):
+        heading = tuple(json.loads(row["heading_path"]))
+        meta = {
+            "wing": row["wing"], "room": row["room"], "embed_hash": row["embed_hash"],  # no path: forget leaves none
+            "date_start": date_number(row["date_start"]), "date_end": date_number(row["date_end"]),
+        }
+        out.append((row["id"], embed_input(row["title"], heading, row["text"]), row["embed_hash"], meta))
+    return out
+
+
+class EmbedWorker:
+    """Embeds drawers and writes their vectors to Chroma, then marks them ``embedded``.
+
+    A thread of its own embeds while the main thread runs spaCy (onnxruntime releases the
+    GIL; each session runs on one core, so the two never fight over the same core). When
+    spaCy is done, :meth:`finish` has the main thread take batches from the same queue, so
+    both cores embed the tail. Each consumer writes through its own SQLite connection (WAL).
+    """
+
+    def __init__(self, palace: "Palace", embedder, cancel: threading.Event | None = None) -> None:
+        self.palace = palace
+        self.embedder = embedder
+        self.cancel = cancel or threading.Event()  # set: stop after the batch at hand
+        self.queue: "queue.Queue[list | None]" = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="palace-embed", daemon=True)
+        self.error: BaseException | None = None
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def submit(self, items: list) -> None:
+        for i in range(0, len(items), EMBED_BATCH):
+            self.queue.put(items[i:i + EMBED_BATCH])
+
+    def finish(self) -> int:
+        """Embed what is left with both threads; re-raise the worker's error, if any."""
+        self.queue.put(None)
+        try:
+            while self.error is None and not self.cancel.is_set():
+                batch = self.queue.get()
+                if batch is None:
+                    self.queue.put(None)  # leave the sentinel for the worker
+                    break
+                self._embed(self.palace.conn, batch)
+        finally:
+            self.thread.join()
+        if self.cancel.is_set():  # the worker may be waiting on an empty queue
+            self.queue.put(None)
+            self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.count
+
+    def _run(self) -> None:
+        conn = store.connect(self.palace.path)
+        try:
+            while True:
+                batch = self.queue.get()
+                if batch is None or self.cancel.is_set():  # left unembedded: the next run's leftovers
+                    self.queue.put(None)  # the main thread may still be waiting for it
+                    break
+                self._embed(conn, batch)
+        except BaseException as exc:  # surfaced by finish()
+            self.error = exc
+        finally:
+            conn.close()
+
+    def _embed(self, conn: sqlite3.Connection, batch: list) -> None:
+        import numpy as np
+
+        vectors_index = self.palace.vectors
+        known = {h: v for h, v in vectors_index.vectors_by_embed_hash([item[2] for item in batch]).items()
+                 if usable(v.reshape(1, -1))[0]}  # a damaged vector is never copied
+        missing = [item for item in batch if item[2] not in known]
+        if missing:
+            fresh = self.embedder.embed([item[1] for item in missing])
+            for item, vector in zip(missing, fresh):
+                known[item[2]] = vector
+            with self._lock:
+                self.count += len(missing)
+        vectors = np.stack([known[item[2]] for item in batch])
+        vectors_index.upsert([item[0] for item in batch], vectors, [item[3] for item in batch])
+        ids = [(item[0],) for item in batch]
+        store.retry_locked(lambda: mark_embedded(conn, ids), cancel=self.cancel)
+
+
+_ONE_CORE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def mark_embedded(conn: sqlite3.Connection, ids: list[tuple[str]]) -> None:
+    with store.transaction(conn):
+        conn.executemany("UPDATE drawers SET embedded = 1 WHERE id = ?", ids)
+
+
+def one_core(embedder):
+    """The mining copy of an ONNX embedder: one onnxruntime thread per session, so the
+    embedding thread and spaCy each keep a core (measured: two threads per session while
+    spaCy runs make both slower). Made once per embedder (a session costs ~0.2 s, which a
+    watcher mining one note at a time would pay on every save)."""
+    from palace.store.embedding import OnnxEmbedder
+
+    if isinstance(embedder, OnnxEmbedder) and embedder.intra_op_num_threads is None:
+        copy = _ONE_CORE.get(embedder)
+        if copy is None:
+            copy = _ONE_CORE[embedder] = OnnxEmbedder(
+                embedder.model_dir, batch_size=embedder.batch_size, intra_op_num_threads=1)
+        return copy
+    return embedder
+
+
+def embed_pending(palace: "Palace", cancel: threading.Event | None = None) -> int:
+    """Embed every drawer not yet in the vector store (``embedded = 0``), from its stored
+    text, in batches that each commit: a kill loses at most the batch at hand, and the
+    next call goes on from there. Returns how many were embedded."""
+    palace.check_model(record=True)
+    worker = EmbedWorker(palace, one_core(palace.embedder), cancel)
+    worker.start()
+    worker.submit(unembedded(palace.conn))
+    return worker.finish()
+
+
+def find_lost_vectors(palace: "Palace") -> int:
+    """Mark for embedding the drawers whose vectors are no longer in Chroma (``chroma/``
+    deleted or damaged, a restore from an older backup): this run embeds them again from
+    the stored texts. Returns how many were lost."""
+    conn = palace.conn
+    marked = conn.execute("SELECT count(*) FROM drawers WHERE embedded = 1").fetchone()[0]
+    if not marked or palace.vectors.count() >= marked:
+        return 0
+    present = palace.vectors.ids()
+    lost = [d for (d,) in conn.execute("SELECT id FROM drawers WHERE embedded = 1") if d not in present]
+    with store.transaction(conn):
+        conn.executemany("UPDATE drawers SET embedded = 0 WHERE id = ?", [(d,) for d in lost])
+    return len(lost)
+
+
+def flush_tombstones(palace: "Palace") -> None:
+    """Delete tombstoned vectors from Chroma, then forget the tombstones."""
+    ids = [r[0] for r in palace.conn.execute("SELECT drawer_id FROM vector_tombstones")]
+    if not ids:
+        return
+    live = {r[0] for r in palace.conn.execute(
+        "SELECT id FROM drawers WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))}
+    palace.vectors.delete([i for i in ids if i not in live])
+    with store.transaction(palace.conn):
+        palace.conn.executemany("DELETE FROM vector_tombstones WHERE drawer_id = ?", [(i,) for i in ids])

@@ -1,0 +1,142 @@
+"""One writer at a time: the lock a ``palace mine`` holds while it writes.
+
+A watcher holds ``watch.lock`` for its whole life (:class:`palace.mine.watch.PalaceLock`); a
+``palace mine`` holds ``mine.lock`` while it runs. Both are exclusive ``flock`` s the
+kernel drops when the process dies, so a killed writer never blocks the next. A second
+mine, or a mine beside a watcher, or a watcher beside a mine, is refused at once with
+:class:`PalaceBusy` (exit 1) rather than racing over the same notes; readers (``ask``,
+``status``) take no lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+from pathlib import Path
+
+from palace.errors import UsageError
+
+MINE_LOCK = "mine.lock"
+#: the watcher's lock (held for its life) and pid file (see :mod:`palace.mine.watch`)
+WATCH_LOCK = "watch.lock"
+WATCH_PID = "watch.pid"
+
+
+class PalaceBusy(UsageError):
+    """Another process is writing this palace."""
+
+
+class MineLock:
+    """An exclusive ``flock`` on ``mine.lock`` (with the holder's pid written in it), for
+    a ``with`` block: raises :class:`PalaceBusy` naming the holder when it is taken."""
+
+    def __init__(self, palace_dir: Path) -> None:
+        self.path = palace_dir / MINE_LOCK
+        self._fd: int | None = None
+
+    def __enter__(self) -> "MineLock":
+        fd = open_lock_file(self.path)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip()
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise PalaceBusy(
+                    f"the palace at {self.path.parent} is busy: another `palace mine` is writing it"
+                    + (f" (pid {holder})" if holder.isdigit() else ""),
+                    hint="wait for it to finish, then run this again",
+                ) from None
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def mine_running(palace_dir: Path) -> bool:
+    """True while some process holds the palace's ``mine.lock``."""
+    return held(palace_dir / MINE_LOCK)
+
+
+def held(lock_file: Path) -> bool:
+    """True while some process holds an exclusive ``flock`` on ``lock_file`` (False when
+    the file does not exist)."""
+    try:
+        fd = os.open(lock_file, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def watcher_pid(palace_dir: Path) -> int | None:
+    """The pid in the watcher's ``watch.pid``, or None."""
+    try:
+        return int((palace_dir / WATCH_PID).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def sole_writer(palace_dir: Path, doing: str = "mine"):
+    """Hold the right to write the palace for a ``with`` block: refused at once with
+    :class:`PalaceBusy` when a watcher keeps it current (two writers would race over the
+    same notes) or another writer holds :class:`MineLock`. ``doing`` names the work in the
+    message ("mine", "repair")."""
+    if held(palace_dir / WATCH_LOCK):
+        pid = watcher_pid(palace_dir)
+        raise PalaceBusy(f"a watcher{f' (pid {pid})' if pid else ''} keeps this palace current: it cannot {doing}"
+                         " beside it",
+                         hint="let it mine (`palace watch` the folder), or `palace daemon stop` first")
+    with MineLock(palace_dir):
+        yield
+
+
+def try_lock(path: Path) -> int | None:
+    """Take an exclusive ``flock`` on ``path`` without waiting: its descriptor, or None
+    when another process holds it. Release with :func:`unlock`. Raises
+    :class:`UsageError` when the lock file cannot be made (:func:`open_lock_file`)."""
+    fd = open_lock_file(path)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EAGAIN, errno.EACCES):
+            return None
+        raise
+    return fd
+
+
+def unlock(fd: int) -> None:
+    """Drop a lock taken with :func:`try_lock`."""
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+
+
+def open_lock_file(path: Path) -> int:
+    """Open (creating it and its folder) a lock file owner-only; return its descriptor.
+    Raises :class:`UsageError` with a hint when the palace folder cannot be written (a
+    read-only disk, another user's folder): nothing can be mined there."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise UsageError(f"cannot write the palace at {path.parent}: {exc.strerror or exc}",
+                         hint="give write access to that folder, or pass --palace DIR on a writable disk") from None

@@ -1,0 +1,111 @@
+"""Writes of the file and drawer tables, with the full-text index kept beside them.
+
+A drawer row and its FTS5 row (title, heading path, text, path; BM25 reads it) are
+written and removed together; a removed drawer leaves a tombstone for its vector (the
+vector store is cleaned after the run: :func:`palace.mine.indexing.flush_tombstones`). All
+inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+__all__ = ["insert_drawer", "remove_drawer", "renumber_drawer", "save_file", "set_file_state", "move_file",
+           "move_wing_root"]
+
+
+def save_file(conn: sqlite3.Connection, values: dict, previous_id: int | None) -> int:
+    """Write the row of a mined file (``values``: its columns by name) over
+    ``previous_id``'s, or as a new row (or over the row of the same wing and path);
+    return its id."""
+    if previous_id is not None:
+        assignments = ", ".join(f"{k} = :{k}" for k in values)
+        conn.execute(f"UPDATE files SET {assignments} WHERE id = :id", {**values, "id": previous_id})
+        return previous_id
+    columns = ", ".join(values)
+    placeholders = ", ".join(f":{k}" for k in values)
+    updates = ", ".join(f"{k} = excluded.{k}" for k in values)
+    return conn.execute(
+        f"INSERT INTO files ({columns}) VALUES ({placeholders})"
+        f" ON CONFLICT(wing, path) DO UPDATE SET {updates} RETURNING id",
+        values,
+    ).fetchone()[0]
+
+
+def set_file_state(conn: sqlite3.Connection, *, wing: str, root: str, path: str, room: str, status: str,
+                   reason: str, at: str, previous_id: int | None) -> None:
+    """Record a file that was not mined (``skipped`` or ``failed``, with its reason): its
+    row keeps its drawers, if it had any."""
+    if previous_id is not None:
+        conn.execute("UPDATE files SET status = ?, reason = ?, mined_at = ?, root = ? WHERE id = ?",
+                     (status, reason, at, root, previous_id))
+    else:
+        conn.execute(
+            "INSERT INTO files (wing, root, path, room, status, reason, mined_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(wing, path) DO UPDATE SET status = excluded.status, reason = excluded.reason,"
+            " mined_at = excluded.mined_at",
+            (wing, root, path, room, status, reason, at),
+        )
+
+
+def move_file(conn: sqlite3.Connection, file_id: int, *, wing: str, old_path: str, path: str, room: str, root: str,
+              mtime: float, size: int, at: str) -> None:
+    """A note moved from ``old_path`` to ``path``: its row, its facts' citations and its
+    drawers' FTS paths follow; its drawers are marked to be re-embedded (their vectors'
+    metadata name the path; the vectors themselves are reused by ``embed_hash``)."""
+    conn.execute("UPDATE files SET path = ?, room = ?, root = ?, mtime = ?, size = ?, mined_at = ? WHERE id = ?",
+                 (path, room, root, mtime, size, at, file_id))
+    conn.execute("UPDATE facts SET path = ? WHERE wing = ? AND path = ?", (path, wing, old_path))
+    conn.execute("UPDATE drawers SET embedded = 0 WHERE file_id = ?", (file_id,))
+    conn.execute("UPDATE drawers_fts SET path = ? WHERE rowid IN (SELECT rowid FROM drawers WHERE file_id = ?)",
+                 (path, file_id))
+
+
+def move_wing_root(conn: sqlite3.Connection, wing: str, root: str) -> None:
+    """The folder of ``wing`` moved to ``root``."""
+    conn.execute("UPDATE files SET root = ? WHERE wing = ?", (root, wing))
+
+
+def insert_drawer(conn: sqlite3.Connection, *, drawer_id: str, file_id: int, chunk, text_hash: str,
+                  embed_hash: str, date_start: str, date_end: str, date_granularity: str, title: str,
+                  path: str) -> None:
+    """Store a drawer of ``chunk`` (a :class:`palace.nlp.chunking.Chunk`: ordinal, char
+    and line spans, heading path, text) with its hashes and date bounds (ISO days), and
+    its full-text row (``title``, heading path, text, ``path``)."""
+    rowid = conn.execute(
+        "INSERT INTO drawers (id, file_id, ordinal, char_start, char_end, line_start, line_end,"
+        " heading_path, text, text_hash, embed_hash, date_start, date_end, date_granularity)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (drawer_id, file_id, chunk.ordinal, chunk.start, chunk.end, chunk.line_start, chunk.line_end,
+         json.dumps(list(chunk.heading_path)), chunk.text, text_hash, embed_hash, date_start, date_end,
+         date_granularity),
+    ).lastrowid
+    conn.execute("INSERT INTO drawers_fts (rowid, title, heading, text, path) VALUES (?, ?, ?, ?, ?)",
+                 (rowid, title, " ".join(chunk.heading_path), chunk.text, path))
+
+
+def renumber_drawer(conn: sqlite3.Connection, drawer_id: str, chunk) -> None:
+    """A kept drawer (same text) at its new place in an edited note."""
+    conn.execute("UPDATE drawers SET ordinal = ?, char_start = ?, char_end = ?, line_start = ?, line_end = ?"
+                 " WHERE id = ?", (chunk.ordinal, chunk.start, chunk.end, chunk.line_start, chunk.line_end, drawer_id))
+
+
+def remove_drawer(conn: sqlite3.Connection, rowid: int, drawer_id: str) -> None:
+    """Delete a drawer and its full-text row (its mentions go with it), leaving a
+    tombstone for its vector. Its facts stay: the caller invalidates them."""
+    conn.execute("DELETE FROM drawers_fts WHERE rowid = ?", (rowid,))
+    conn.execute("INSERT OR IGNORE INTO vector_tombstones VALUES (?)", (drawer_id,))
+    conn.execute("DELETE FROM drawers WHERE rowid = ?", (rowid,))
+
+
+def path_hash(wing: str, rel: str) -> str:
+    """The SHA-256 by which a forgotten ``wing/rel`` is remembered (``forgotten_paths``)."""
+    import hashlib
+
+    return hashlib.sha256(f"{wing}\0{rel}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def forgotten_paths(conn: sqlite3.Connection) -> set[str]:
+    """The :func:`path_hash` of every note ``palace forget`` removed: not to be mined again."""
+    return {r[0] for r in conn.execute("SELECT hash FROM forgotten_paths")}

@@ -1,0 +1,314 @@
+"""Reading facts: :class:`FactFilter` says which, :func:`fact_views` returns them as
+:class:`FactView`. The one place that knows what "a fact holds on a day" means in SQL.
+
+Valid time is half-open ``[valid_from, valid_to)`` (ISO days); recorded time is
+``recorded_at``/``invalidated_at`` (ISO moments). See :mod:`palace.graph.temporal` for how
+one-value facts are closed (``superseded_by``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from dataclasses import dataclass
+
+from palace.nlp.markup import readable
+
+__all__ = ["FactFilter", "FactView", "fact_views", "count_facts", "any_fact"]
+
+
+@dataclass(frozen=True)
+class FactView:
+    """One fact as shown to users. ``state`` is ``current``, ``superseded`` (closed by a
+    later value; ``superseded_by`` names it), ``ended`` (a state whose valid time is over:
+    a note ended or bounded it) or ``invalidated`` (its source text left the palace at
+    ``invalidated_at``, for ``invalidation_reason``). Valid time is half-open
+    ``[valid_from, valid_to)``; ``path``, ``line`` (1-based, None once the drawer is gone)
+    and ``sentence`` cite where it was read (``drawer_id`` names its drawer, which may be gone). ``conflicts_with``: live facts of the same
+    one-value predicate and subject, from the same day, with another value (neither wins)."""
+
+    id: int
+    subject: str
+    predicate: str
+    object: str
+    valid_from: str | None
+    valid_to: str | None
+    valid_granularity: str | None
+    recorded_at: str
+    invalidated_at: str | None
+    invalidation_reason: str | None
+    superseded_by: int | None
+    state: str
+    wing: str
+    path: str
+    line: int | None
+    sentence: str
+    extractor: str
+    confidence: float
+    evidence: str
+    conflicts_with: tuple[int, ...] = ()
+    drawer_id: str = ""
+
+
+#: The invalidation reason of a candidate fact: stored, never current until accepted
+#: (``palace review``); an agent's fact, or one mined in an untrusted wing or by a
+#: low-trust rule.
+CANDIDATE = "candidate awaiting review"
+#: How a rejected candidate's reason starts.
+REJECTED = "rejected by the user"
+#: How a retracted fact's reason starts (``palace fact retract``).
+RETRACTED = "retracted by the user"
+
+
+#: SQL condition of a fact read in a note with no date of its own that a dated note has
+#: since contradicted (superseded, with no valid time): valid on no day.
+UNDATED_SUPERSEDED = "(f.valid_from IS NULL AND f.valid_to IS NULL AND f.superseded_by IS NOT NULL)"
+
+
+#: SQL condition (one parameter: a day) of a fact with no start ("instead of Priya": it
+#: ended, from an unknown start) whose value the notes state with a start only after the
+#: day: nothing says it held then ("who did Bob report to" on a day before any note).
+NOT_BEGUN_BY = (
+    "(f.valid_from IS NULL AND EXISTS (SELECT 1 FROM facts g WHERE g.subject_id = f.subject_id"
+    " AND g.predicate = f.predicate AND g.object_id IS f.object_id AND g.object_value IS f.object_value"
+    " AND g.invalidated_at IS NULL AND g.valid_from IS NOT NULL)"
+    " AND NOT EXISTS (SELECT 1 FROM facts g WHERE g.subject_id = f.subject_id AND g.predicate = f.predicate"
+    " AND g.object_id IS f.object_id AND g.object_value IS f.object_value AND g.invalidated_at IS NULL"
+    " AND g.valid_from <= ?))"
+)
+
+
+def _holds_on(registry: dict, day: dt.date) -> tuple[str, list]:
+    """The SQL condition (and its parameters) of a fact that still holds on ``day``: not
+    invalidated, not superseded, and — for a state — begun and not ended by then (a state
+    a note ended, "stepped down as lead", or an interval it bounded, "until 2010"; "starts
+    at Feedzai in May", read in April, is not current yet). Events and
+    co-occurrences (a sentence naming two entities, dated by it) stay on record. One place
+    for what "current" means."""
+    events = sorted({name for name, spec in registry.items() if spec.kind == "event"} | {"mentioned_with"})
+    marks = ",".join("?" * len(events)) or "''"
+    return (f"f.invalidated_at IS NULL AND f.superseded_by IS NULL"
+            f" AND (f.valid_to IS NULL OR f.valid_to > ? OR f.predicate IN ({marks}))"
+            f" AND (f.valid_from IS NULL OR f.valid_from <= ? OR f.predicate IN ({marks}))"
+            f" AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL)",
+            [day.isoformat(), *events, day.isoformat(), *events])
+
+
+def _events(registry: dict) -> list[str]:
+    return sorted(name for name, spec in registry.items() if spec.kind == "event")
+
+
+def _marks(values) -> str:
+    """``?`` placeholders for ``values``; for none, a value no column holds (so that
+    ``IN`` is false and ``NOT IN`` true, as for an empty set: ``NOT IN (NULL)`` is never true)."""
+    return ",".join("?" * len(values)) or "''"
+
+
+@dataclass(frozen=True)
+class FactFilter:
+    """Which facts to read; every field set narrows the selection (they are ANDed), and
+    ``any_of`` adds one condition met by any of its filters.
+
+    Days are :class:`datetime.date`; moments are ISO strings (``2024-06-01T12:00:00``;
+    for ``known_at`` a bare day means its last second).
+
+    - ``entity_ids`` / ``value``: about these entities (subject or object) or this literal
+      value (case-insensitive object value); both set, either matches.
+    - ``fact_ids``, ``predicate``, ``wing``, ``room``: what they say.
+    - ``typed_only``: leave out ``mentioned_with`` (a co-occurrence, not a statement).
+    - ``kind``: ``"state"`` or ``"event"`` (by the registry).
+    - ``holds_on``: current on that day: not invalidated, not superseded, and — a state —
+      begun and not ended by then (an ending with no value never holds). Events and
+      co-occurrences stay on record.
+    - ``valid_on``: true in the world on that day (``as of``): begun, not ended, names a
+      value, and not an undated fact a dated one contradicted, nor an ending whose value
+      the notes only state later.
+    - ``known_at``: what the palace held at that moment (recorded, not yet invalidated).
+    - ``live``: not invalidated; ``unsuperseded``: not superseded.
+    - ``overlaps``: valid at some time in ``[start, end)``.
+    - ``begun_by`` / ``not_ended_by`` / ``ended_by`` / ``begins_after``: the valid start
+      is on or before, the valid end after, on or before, the start after that day (a
+      missing start counts as begun).
+    - ``drop_undated_superseded``: leave out an undated fact a dated one contradicted
+      (valid on no day).
+    - ``changed_in``: began, or (a state) ended, in ``[start, end)`` of valid time.
+    - ``changed_since``: learned, invalidated or superseded after that moment (recorded time).
+    - ``candidates``: candidates awaiting review (:data:`CANDIDATE`).
+    """
+
+    entity_ids: tuple[int, ...] = ()
+    value: str | None = None
+    fact_ids: tuple[int, ...] = ()
+    predicate: str | None = None
+    typed_only: bool = False
+    kind: str | None = None
+    wing: str | None = None
+    room: str | None = None
+    holds_on: dt.date | None = None
+    valid_on: dt.date | None = None
+    known_at: str | None = None
+    live: bool = False
+    unsuperseded: bool = False
+    overlaps: tuple[dt.date, dt.date] | None = None
+    begun_by: dt.date | None = None
+    not_ended_by: dt.date | None = None
+    ended_by: dt.date | None = None
+    begins_after: dt.date | None = None
+    drop_undated_superseded: bool = False
+    changed_in: tuple[dt.date, dt.date] | None = None
+    changed_since: str | None = None
+    candidates: bool = False
+    any_of: tuple["FactFilter", ...] = ()
+
+    def where(self, registry: dict) -> tuple[str, list]:
+        """The SQL condition over ``facts f`` and its parameters."""
+        clauses: list[str] = []
+        params: list = []
+
+        def add(sql: str, *values) -> None:
+            clauses.append(sql)
+            params.extend(values)
+
+        ids = list(self.entity_ids)
+        if ids and self.value is not None:
+            add(f"(f.subject_id IN ({_marks(ids)}) OR f.object_id IN ({_marks(ids)}) OR lower(f.object_value) = ?)",
+                *ids, *ids, self.value.casefold())
+        elif ids:
+            add(f"(f.subject_id IN ({_marks(ids)}) OR f.object_id IN ({_marks(ids)}))", *ids, *ids)
+        elif self.value is not None:
+            add("lower(f.object_value) = ?", self.value.casefold())
+        if self.fact_ids:
+            add(f"f.id IN ({_marks(self.fact_ids)})", *self.fact_ids)
+        if self.predicate:
+            add("f.predicate = ?", self.predicate)
+        if self.typed_only:
+            add("f.predicate != 'mentioned_with'")
+        if self.kind:
+            events = _events(registry)
+            add(f"f.predicate {'' if self.kind == 'event' else 'NOT '}IN ({_marks(events)})", *events)
+        if self.wing:
+            add("f.wing = ?", self.wing)
+        if self.room:
+            add("EXISTS (SELECT 1 FROM files r WHERE r.wing = f.wing AND r.path = f.path AND r.room = ?)", self.room)
+        if self.holds_on:
+            add(*_split(_holds_on(registry, self.holds_on)))
+        if self.valid_on:
+            day = self.valid_on.isoformat()
+            add("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
+                f" AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL) AND NOT {UNDATED_SUPERSEDED}"
+                f" AND NOT {NOT_BEGUN_BY}", day, day, day)
+        if self.known_at:
+            moment = self.known_at if "T" in self.known_at else self.known_at + "T23:59:59"
+            add("f.recorded_at <= ? AND (f.invalidated_at IS NULL OR f.invalidated_at > ?)", moment, moment)
+        if self.candidates:
+            add("f.invalidation_reason = ?", CANDIDATE)
+        if self.live:
+            add("f.invalidated_at IS NULL")
+        if self.unsuperseded:
+            add("f.superseded_by IS NULL")
+        if self.overlaps:
+            start, end = self.overlaps
+            add("(f.valid_from IS NULL OR f.valid_from < ?) AND (f.valid_to IS NULL OR f.valid_to > ?)",
+                end.isoformat(), start.isoformat())
+        if self.begun_by:
+            add("(f.valid_from IS NULL OR f.valid_from <= ?)", self.begun_by.isoformat())
+        if self.not_ended_by:
+            add("(f.valid_to IS NULL OR f.valid_to > ?)", self.not_ended_by.isoformat())
+        if self.ended_by:
+            add("f.valid_to <= ?", self.ended_by.isoformat())
+        if self.begins_after:
+            add("f.valid_from > ?", self.begins_after.isoformat())
+        if self.drop_undated_superseded:
+            add(f"NOT {UNDATED_SUPERSEDED}")
+        if self.changed_in:
+            s, e = (d.isoformat() for d in self.changed_in)
+            events = _events(registry)
+            add(f"((f.valid_from >= ? AND f.valid_from < ?) OR (f.valid_to >= ? AND f.valid_to < ?"
+                f" AND f.predicate NOT IN ({_marks(events)})))", s, e, s, e, *events)
+        if self.changed_since is not None:
+            c = self.changed_since
+            add("(f.recorded_at > ? OR f.invalidated_at > ? OR (f.superseded_by IS NOT NULL AND f.recorded_at <= ?"
+                " AND (SELECT n.recorded_at FROM facts n WHERE n.id = f.superseded_by) > ?))", c, c, c, c)
+        if self.any_of:
+            parts = [alt.where(registry) for alt in self.any_of]
+            add("(" + " OR ".join(f"({sql})" for sql, _ in parts) + ")", *(p for _, ps in parts for p in ps))
+        return " AND ".join(clauses) or "1", params
+
+
+def _split(condition: tuple[str, list]) -> tuple:
+    sql, params = condition
+    return (sql, *params)
+
+
+def any_fact(conn: sqlite3.Connection, wanted: FactFilter, registry: dict) -> bool:
+    """Whether ``wanted`` selects at least one fact (stops at the first)."""
+    where, params = wanted.where(registry)
+    return conn.execute(f"SELECT 1 FROM facts f WHERE {where} LIMIT 1", params).fetchone() is not None
+
+
+def count_facts(conn: sqlite3.Connection, wanted: FactFilter, registry: dict) -> int:
+    """How many facts ``wanted`` selects."""
+    where, params = wanted.where(registry)
+    return conn.execute(f"SELECT count(*) FROM facts f WHERE {where}", params).fetchone()[0]
+
+
+def _ended(row, registry: dict) -> bool:
+    """A state whose valid time is over today: a note ended it ("stepped down"), bounded
+    it ("until 2010") or it is an ending that names no value ("Ines retired")."""
+    spec = registry.get(row["predicate"])
+    if spec is None or spec.kind != "state" or row["predicate"] == "mentioned_with":
+        return False
+    if row["object_id"] is None and row["object_value"] is None:
+        return True
+    return row["valid_to"] is not None and row["valid_to"] <= dt.date.today().isoformat()
+
+
+def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, limit: int = 500,
+               newest_first: bool = False) -> tuple[FactView, ...]:
+    """The facts ``wanted`` selects, as :class:`FactView`, ordered by valid time, then
+    recorded time (``newest_first``: the latest recorded first), at most ``limit``.
+    ``registry`` (``{name: Predicate}``) says which predicates are events and which take
+    one value (for ``conflicts_with``)."""
+    where, params = wanted.where(registry)
+    order = "f.recorded_at DESC, f.id DESC" if newest_first else "f.valid_from, f.recorded_at, f.id"
+    rows = conn.execute(
+        "SELECT f.*, s.name AS subject_name, coalesce(o.name, f.object_value) AS object_name,"
+        " d.line_start + length(substr(d.text, 1, f.char_start)) - length(replace(substr(d.text, 1, f.char_start),"
+        " char(10), '')) AS line FROM facts f"
+        " JOIN entities s ON s.id = f.subject_id LEFT JOIN entities o ON o.id = f.object_id"
+        " LEFT JOIN drawers d ON d.id = f.drawer_id"
+        f" WHERE {where} ORDER BY {order} LIMIT ?",
+        (*params, limit),
+    ).fetchall()
+    conflicts: dict[int, tuple[int, ...]] = {}
+    for r in rows:
+        spec = registry.get(r["predicate"])
+        if spec is None or spec.cardinality != "one" or r["invalidated_at"] or r["valid_from"] is None:
+            continue
+        rivals = conn.execute(
+            "SELECT c.id FROM facts c LEFT JOIN entities co ON co.id = c.object_id, facts f"
+            " LEFT JOIN entities fo ON fo.id = f.object_id WHERE f.id = ? AND c.subject_id = f.subject_id"
+            " AND c.predicate = f.predicate AND c.valid_from = f.valid_from AND c.invalidated_at IS NULL AND c.id != f.id"
+            " AND coalesce(co.key, lower(c.object_value)) IS NOT coalesce(fo.key, lower(f.object_value)) ORDER BY c.id",
+            (r["id"],),
+        ).fetchall()
+        if rivals:
+            conflicts[r["id"]] = tuple(x[0] for x in rivals)
+    return tuple(
+        FactView(
+            id=r["id"], subject=r["subject_name"], predicate=r["predicate"], object=r["object_name"] or "",
+            valid_from=r["valid_from"], valid_to=r["valid_to"], valid_granularity=r["valid_granularity"],
+            recorded_at=r["recorded_at"], invalidated_at=r["invalidated_at"],
+            invalidation_reason=r["invalidation_reason"], superseded_by=r["superseded_by"],
+            state=("candidate" if r["invalidation_reason"] == CANDIDATE else
+                   "rejected" if (r["invalidation_reason"] or "").startswith(REJECTED) else
+                   "retracted" if (r["invalidation_reason"] or "").startswith(RETRACTED) else "invalidated")
+            if r["invalidated_at"] else "superseded" if r["superseded_by"] else
+            "ended" if _ended(r, registry) else "current",
+            wing=r["wing"], path=r["path"], line=r["line"], sentence=readable(r["sentence"] or ""),
+            extractor=r["extractor"],
+            confidence=r["confidence"], evidence=r["evidence"], conflicts_with=conflicts.get(r["id"], ()),
+            drawer_id=r["drawer_id"],
+        )
+        for r in rows
+    )

@@ -1,0 +1,145 @@
+"""Writes of the graph tables: entities as read, aliases, mentions, date mentions, facts.
+
+Mining and resolution store the graph through these functions, inside the caller's
+transaction (:class:`palace.store.sqlite.transaction`). A fact is never deleted by a newer
+one: it is closed (:mod:`palace.graph.temporal`) or invalidated (:func:`invalidate_facts`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+from dataclasses import astuple, dataclass, fields
+
+from palace.nlp.names import entity_key
+
+__all__ = ["NewFact", "add_alias", "add_date_mention", "add_mention", "close_fact", "entity_id", "insert_fact",
+           "invalidate_facts", "live_group"]
+
+
+@dataclass(frozen=True)
+class NewFact:
+    """A fact as mined, before resolution: ``subject_id``/``object_id`` are the entities
+    as read (stored as both the resolved and the raw ids; resolution repoints the first),
+    ``object_value`` a literal value instead of an entity; valid time half-open
+    ``[valid_from, valid_to)`` with its granularity; ``recorded_at`` an ISO moment;
+    ``drawer_id``, ``wing``, ``path``, ``char_start``/``char_end`` and ``sentence`` cite
+    where it was read; ``stated_to`` is the end its own text states (a state)."""
+
+    subject_id: int
+    predicate: str
+    object_id: int | None
+    object_value: str | None
+    valid_from: dt.date | None
+    valid_to: dt.date | None
+    valid_granularity: str | None
+    recorded_at: str
+    drawer_id: str
+    wing: str
+    path: str
+    char_start: int
+    char_end: int
+    sentence: str
+    extractor: str
+    confidence: float
+    evidence: str
+    stated_to: dt.date | None = None
+
+
+_FACT_COLUMNS = [f.name for f in fields(NewFact)]
+_INSERT_FACT = (
+    f"INSERT INTO facts (raw_subject_id, raw_object_id, {', '.join(_FACT_COLUMNS)})"
+    f" VALUES (?, ?, {', '.join('?' * len(_FACT_COLUMNS))})"
+)
+
+
+def _iso(value):
+    return value.isoformat() if isinstance(value, dt.date) else value
+
+
+def insert_fact(conn: sqlite3.Connection, fact: NewFact) -> int:
+    """Store ``fact``; return its id."""
+    values = [_iso(v) for v in astuple(fact)]
+    return conn.execute(_INSERT_FACT, [fact.subject_id, fact.object_id, *values]).lastrowid
+
+
+def entity_id(conn: sqlite3.Connection, cache: dict, name: str, label: str) -> int:
+    """The entity of a name as read (one per name key; created with ``label`` as its
+    type and its name as its first alias). ``cache`` maps keys to ids within one note."""
+    key = entity_key(name)
+    cached = cache.get(key)
+    if cached is not None:
+        return cached
+    row = conn.execute("SELECT id FROM entities WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        entity = conn.execute(
+            "INSERT INTO entities (name, type, key) VALUES (?, ?, ?)", (name, label, key)
+        ).lastrowid
+        add_alias(conn, entity, name, "name")
+    else:
+        entity = row[0]
+    cache[key] = entity
+    return entity
+
+
+def add_alias(conn: sqlite3.Connection, entity: int, alias: str, source: str) -> None:
+    """Record ``alias`` of ``entity`` (``source``: ``name``, ``front matter``, ``e-mail``…);
+    an alias it already has is left as it is."""
+    conn.execute("INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, ?)",
+                 (entity, alias, entity_key(alias), source))
+
+
+def add_mention(conn: sqlite3.Connection, entity: int, drawer_id: str, start: int, end: int, surface: str,
+                label: str, extractor: str, confidence: float) -> None:
+    """Record that ``entity`` is named at ``[start, end)`` (chars) of a drawer."""
+    conn.execute(
+        "INSERT INTO mentions (entity_id, raw_entity_id, drawer_id, char_start, char_end, surface, label,"
+        " extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (entity, entity, drawer_id, start, end, surface, label, extractor, confidence),
+    )
+
+
+def add_date_mention(conn: sqlite3.Connection, drawer_id: str, start: int, end: int, surface: str,
+                     interval, extractor: str) -> None:
+    """Record a date named at ``[start, end)`` of a drawer, read as ``interval`` (a
+    :class:`palace.nlp.dates.DateInterval`)."""
+    conn.execute(
+        "INSERT INTO date_mentions (drawer_id, char_start, char_end, surface, start, end, granularity, extractor)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (drawer_id, start, end, surface, interval.start.isoformat(), interval.end.isoformat(),
+         interval.granularity, extractor),
+    )
+
+
+def invalidate_facts(conn: sqlite3.Connection, *, at: str, reason: str, drawer_id: str | None = None,
+                     fact_ids: list[int] | None = None) -> None:
+    """Retract (recorded time) the live facts read in ``drawer_id``, or those of
+    ``fact_ids``: ``invalidated_at`` = ``at``, with ``reason``. They stay in history."""
+    if drawer_id is not None:
+        conn.execute("UPDATE facts SET invalidated_at = ?, invalidation_reason = ? WHERE drawer_id = ?"
+                     " AND invalidated_at IS NULL", (at, reason, drawer_id))
+    if fact_ids:
+        conn.execute(f"UPDATE facts SET invalidated_at = ?, invalidation_reason = ?"
+                     f" WHERE id IN ({','.join('?' * len(fact_ids))})", (at, reason, *fact_ids))
+
+
+def live_group(conn: sqlite3.Connection, subject_id: int, predicate: str) -> tuple[list[tuple], dict[int, str]]:
+    """The live (not invalidated) facts of one subject and predicate, as rows of ``(id,
+    object_id, object_value, valid_from, valid_to, superseded_by, stated_to)``, and the
+    name keys of their object entities (``{entity id: key}``): what a timeline is
+    computed from (:func:`palace.graph.temporal.apply_timelines`)."""
+    rows = [tuple(r) for r in conn.execute(
+        "SELECT id, object_id, object_value, valid_from, valid_to, superseded_by, stated_to FROM facts"
+        " WHERE subject_id = ? AND predicate = ? AND invalidated_at IS NULL",
+        (subject_id, predicate),
+    )]
+    ids = sorted({r[1] for r in rows if r[1] is not None})
+    names = dict(conn.execute(f"SELECT id, key FROM entities WHERE id IN ({','.join('?' * len(ids))})",
+                              ids)) if ids else {}
+    return rows, names
+
+
+def close_fact(conn: sqlite3.Connection, fact_id: int, valid_to: str | None, superseded_by: int | None) -> None:
+    """Set where a fact's valid time ends (ISO day, None while current) and the fact
+    that superseded it (None: it ended, or holds)."""
+    conn.execute("UPDATE facts SET valid_to = ?, superseded_by = ? WHERE id = ?", (valid_to, superseded_by, fact_id))

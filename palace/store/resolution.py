@@ -1,0 +1,213 @@
+"""Writes of entity resolution: which entity each name as read resolves to, the
+mentions and facts repointed at it, the aliases and types it implies, and the user's
+merge and split decisions. The rules that decide are :mod:`palace.graph.resolution`'s; all
+here runs inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+__all__ = ["record_resolutions", "repoint", "refresh_aliases", "record_decision", "LowercaseIndex"]
+
+
+def record_resolutions(conn: sqlite3.Connection, wing: str, plan: dict[int, tuple[int | None, str, str]],
+                       now: str, scope=None) -> dict[int, int | None]:
+    """Replace ``wing``'s resolutions by ``plan`` (``{raw entity: (target or None, rule,
+    evidence)}``): all of them, or only those of the raw entities in ``scope`` (the
+    names a change can touch); a resolution that did not change keeps the moment it was
+    first made. Returns the targets replaced: ``{raw entity: target or None}``."""
+    where, args = "wing = ?", [wing]
+    if scope is not None:
+        where += " AND raw_entity_id IN (SELECT value FROM json_each(?))"
+        args.append(json.dumps(sorted(scope)))
+    before = {r[0]: r for r in conn.execute(
+        f"SELECT raw_entity_id, entity_id, rule, evidence, created_at FROM entity_resolutions WHERE {where}", args)}
+    conn.execute(f"DELETE FROM entity_resolutions WHERE {where}", args)
+    for raw, (target, rule, evidence) in plan.items():
+        old = before.get(raw)
+        since = old[4] if old is not None and (old[1], old[2]) == (target, rule) else now
+        conn.execute(
+            "INSERT INTO entity_resolutions (raw_entity_id, wing, entity_id, rule, evidence, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (raw, wing, target, rule, evidence, since),
+        )
+    return {raw: row[1] for raw, row in before.items()}
+
+
+def repoint(conn: sqlite3.Connection, wing: str, raws=None) -> list[tuple[int, int, str, int, int]]:
+    """Point ``wing``'s mentions and facts at the entity their name as read resolves to
+    in ``wing``'s recorded resolutions (a name without one, or ambiguous, stands for
+    itself): all of them, or only those read as one of ``raws`` (found by index, not by
+    a scan of the wing). Returns the facts that moved: ``(fact id, old subject,
+    predicate, new subject, new object)``."""
+    target = ("coalesce((SELECT r.entity_id FROM entity_resolutions r WHERE r.raw_entity_id = {0}"
+              " AND r.wing = :wing), {0})")
+    args: dict = {"wing": wing}
+    if raws is None:
+        mentions = "drawer_id IN (SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = :wing)"
+        facts = "wing = :wing AND raw_subject_id IS NOT NULL"
+    else:
+        args["raws"] = json.dumps(sorted(raws))
+        mentions = ("raw_entity_id IN (SELECT value FROM json_each(:raws)) AND EXISTS (SELECT 1 FROM drawers d"
+                    " JOIN files f ON f.id = d.file_id WHERE d.id = mentions.drawer_id AND f.wing = :wing)")
+        facts = ("id IN (SELECT id FROM facts WHERE raw_subject_id IN (SELECT value FROM json_each(:raws))"
+                 " UNION SELECT id FROM facts WHERE raw_object_id IN (SELECT value FROM json_each(:raws)))"
+                 " AND wing = :wing AND raw_subject_id IS NOT NULL")
+    conn.execute(
+        f"UPDATE mentions SET entity_id = {target.format('mentions.raw_entity_id')} WHERE {mentions}"
+        f" AND entity_id IS NOT {target.format('mentions.raw_entity_id')}", args)
+    moved = conn.execute(
+        f"SELECT id, subject_id, predicate, {target.format('facts.raw_subject_id')} AS new_subject,"
+        f" CASE WHEN raw_object_id IS NULL THEN object_id ELSE {target.format('facts.raw_object_id')} END AS new_object"
+        f" FROM facts WHERE {facts} AND (subject_id IS NOT new_subject OR object_id IS NOT new_object)", args,
+    ).fetchall()
+    for fact_id, _old_subject, _predicate, new_subject, new_object in moved:
+        conn.execute("UPDATE facts SET subject_id = ?, object_id = ? WHERE id = ?", (new_subject, new_object, fact_id))
+    return [tuple(r) for r in moved]
+
+
+def refresh_aliases(conn: sqlite3.Connection, mapping: dict[int, int], rules: dict[int, str],
+                    joining_rules: tuple[str, ...], old_targets=None) -> None:
+    """Aliases implied by resolutions: a short form or merged name is an alias of its
+    target (``rules``: raw entity → the rule that joined it, the alias's source); those
+    of ``joining_rules`` no resolution implies any more are removed (among the aliases
+    of ``old_targets`` only, when given: the targets of the resolutions replaced)."""
+    only = ""
+    args: list = list(joining_rules)
+    if old_targets is not None:
+        only = " AND entity_id IN (SELECT value FROM json_each(?))"
+        args.append(json.dumps(sorted(t for t in old_targets if t is not None)))
+    conn.execute(f"DELETE FROM aliases WHERE source IN ({', '.join('?' * len(joining_rules))}){only} AND NOT EXISTS"
+                 " (SELECT 1 FROM entity_resolutions r JOIN entities e ON e.id = r.raw_entity_id"
+                 " WHERE r.entity_id = aliases.entity_id AND e.key = aliases.key)",
+                 args)
+    for raw, target in mapping.items():
+        name, key = conn.execute("SELECT name, key FROM entities WHERE id = ?", (raw,)).fetchone()
+        conn.execute("INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, ?)",
+                     (target, name, key, rules[raw]))
+
+
+def record_decision(conn: sqlite3.Connection, action: str, name: sqlite3.Row, into: sqlite3.Row, now: str) -> int:
+    """Record the user's ``merge`` of ``name`` into ``into`` (it reverts any decision in
+    force about the pair, either way) or ``split`` (it reverts a merge of ``name`` into
+    ``into``); ``name`` and ``into`` are entity rows with ``name`` and ``key``. Returns
+    the decision's id."""
+    if action == "merge":
+        conn.execute("UPDATE entity_decisions SET reverted_at = ? WHERE reverted_at IS NULL AND"
+                     " ((name_key = ? AND into_key = ?) OR (name_key = ? AND into_key = ?))",
+                     (now, name["key"], into["key"], into["key"], name["key"]))
+    else:
+        conn.execute("UPDATE entity_decisions SET reverted_at = ? WHERE reverted_at IS NULL AND action = 'merge'"
+                     " AND name_key = ? AND into_key = ?", (now, name["key"], into["key"]))
+    return conn.execute(
+        "INSERT INTO entity_decisions (action, name, name_key, into_name, into_key, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)", (action, name["name"], name["key"], into["name"], into["key"], now),
+    ).lastrowid
+
+
+class LowercaseIndex:
+    """Where the drawers of one wing write its known names in lower case: the stored
+    matches (``lowercase_hits``), the drawers not searched yet (``lowercase_unscanned``,
+    filled by a trigger as drawers are written), and the names the search covered.
+    :func:`palace.graph.lowercase.link_lowercase_mentions` decides; this reads and writes,
+    inside the caller's transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, wing: str) -> None:
+        self.conn, self.wing = conn, wing
+
+    def names(self) -> set[str]:
+        """The name keys the stored matches are for."""
+        return {r[0] for r in self.conn.execute("SELECT key FROM lowercase_names WHERE wing = ?", (self.wing,))}
+
+    def change_names(self, added, dropped) -> None:
+        """The search now covers ``added`` and no longer ``dropped``."""
+        self.conn.executemany("DELETE FROM lowercase_names WHERE wing = ? AND key = ?",
+                              [(self.wing, k) for k in sorted(dropped)])
+        self.conn.executemany("INSERT OR IGNORE INTO lowercase_names VALUES (?, ?)",
+                              [(self.wing, k) for k in sorted(added)])
+
+    def unscanned(self) -> list[tuple[str, str]]:
+        """``(drawer id, text)`` of the wing's drawers never searched (new since the last run)."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT d.id, d.text FROM lowercase_unscanned u CROSS JOIN drawers d ON d.id = u.drawer_id"
+            " CROSS JOIN files f ON f.id = d.file_id WHERE f.wing = ?", (self.wing,))]
+
+    def texts_naming(self, added, dropped) -> list[tuple[str, str]]:
+        """``(drawer id, text)`` of the wing's drawers that may write one of the names
+        ``added`` (a full-text phrase search: a superset, the caller's search decides)
+        or hold a match of one of ``dropped``."""
+        found: dict[str, str] = {}
+        added = sorted(added)
+        for at in range(0, len(added), 50):
+            query = "text : (" + " OR ".join('"' + " ".join(k.split()) + '"' for k in added[at:at + 50]) + ")"
+            for did, text in self.conn.execute(
+                    "SELECT d.id, d.text FROM drawers_fts JOIN drawers d ON d.rowid = drawers_fts.rowid"
+                    " JOIN files f ON f.id = d.file_id WHERE drawers_fts MATCH ? AND f.wing = ?", (query, self.wing)):
+                found[did] = text
+        if dropped:
+            for did, text in self.conn.execute(
+                    "SELECT DISTINCT d.id, d.text FROM lowercase_hits h JOIN drawers d ON d.id = h.drawer_id"
+                    " JOIN files f ON f.id = d.file_id WHERE h.key IN (SELECT value FROM json_each(?)) AND f.wing = ?",
+                    (json.dumps(sorted(dropped)), self.wing)):
+                found[did] = text
+        return list(found.items())
+
+    def texts(self):
+        """``(drawer id, text)`` of every drawer of the wing."""
+        return self.conn.execute(
+            "SELECT d.id, d.text FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?", (self.wing,))
+
+    def taken(self, drawer_id: str) -> list[tuple[int, int]]:
+        """The spans of the drawer's mentions read by NER (not lower-case links)."""
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT char_start, char_end FROM mentions WHERE drawer_id = ? AND extractor != ?",
+            (drawer_id, LOWERCASE_EXTRACTOR))]
+
+    def hit_keys(self, drawer_id: str) -> set[str]:
+        """The names the drawer's stored matches are of."""
+        return {r[0] for r in self.conn.execute("SELECT key FROM lowercase_hits WHERE drawer_id = ?", (drawer_id,))}
+
+    def replace_hits(self, drawer_id: str, hits) -> None:
+        """The drawer's matches (``(key, start, end, surface)``), now searched."""
+        self.conn.execute("DELETE FROM lowercase_hits WHERE drawer_id = ?", (drawer_id,))
+        self.conn.executemany("INSERT INTO lowercase_hits VALUES (?, ?, ?, ?, ?)",
+                              [(drawer_id, *hit) for hit in hits])
+        self.conn.execute("DELETE FROM lowercase_unscanned WHERE drawer_id = ?", (drawer_id,))
+
+    def hits(self, keys=None) -> list[tuple[str, str, int, int, str]]:
+        """The stored matches in the wing (of every name, or of ``keys``): ``(drawer id,
+        key, start, end, surface)``."""
+        where, args = "f.wing = ?", [self.wing]
+        if keys is not None:
+            where += " AND h.key IN (SELECT value FROM json_each(?))"
+            args.append(json.dumps(sorted(keys)))
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT h.drawer_id, h.key, h.char_start, h.char_end, h.surface FROM lowercase_hits h"
+            f" JOIN drawers d ON d.id = h.drawer_id JOIN files f ON f.id = d.file_id WHERE {where}"
+            " ORDER BY h.drawer_id, h.char_start", args)]
+
+    def replace_mentions(self, rows, confidence: float, entities=None) -> None:
+        """The wing's lower-case mentions (all, or those of ``entities``) become ``rows``:
+        ``(entity, drawer, start, end, surface, label)``."""
+        if entities is None:
+            self.conn.execute(
+                "DELETE FROM mentions WHERE extractor = ? AND drawer_id IN"
+                " (SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?)",
+                (LOWERCASE_EXTRACTOR, self.wing))
+        else:
+            self.conn.execute(
+                "DELETE FROM mentions WHERE raw_entity_id IN (SELECT value FROM json_each(?)) AND extractor = ?"
+                " AND EXISTS (SELECT 1 FROM drawers d JOIN files f ON f.id = d.file_id"
+                " WHERE d.id = mentions.drawer_id AND f.wing = ?)",
+                (json.dumps(sorted(entities)), LOWERCASE_EXTRACTOR, self.wing))
+        self.conn.executemany(
+            "INSERT INTO mentions (entity_id, raw_entity_id, drawer_id, char_start, char_end, surface, label,"
+            " extractor, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(eid, eid, did, start, end, surface, label, LOWERCASE_EXTRACTOR, confidence)
+             for eid, did, start, end, surface, label in rows])
+
+
+#: the extractor name of mentions linked from a known name written in lower case
+LOWERCASE_EXTRACTOR = "palace.graph.lowercase.v1"
