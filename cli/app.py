@@ -93,27 +93,22 @@ def fail(message: str, hint: str | None = None) -> None:
 
 
 def guarded(func: Callable) -> Callable:
-    """Decorator for commands: a :class:`PalaceError` becomes ``Error: … / hint`` and exit
-    1; so does an error of the storage underneath (SQLite: read-only, full disk, damaged;
-    Chroma), with a hint, never a traceback."""
+    """Decorator for commands: any failure a user can meet (:func:`palace.errors.translate`:
+    a :class:`PalaceError`, an error of SQLite or of the vector store underneath) becomes
+    ``Error: … / hint`` and exit 1, never a traceback; anything else is a bug and raises."""
     import functools
-    import sqlite3
+
+    from palace.errors import translate
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except PalaceError as exc:
-            fail(exc.message, exc.hint)
-        except sqlite3.Error as exc:
-            fail(f"the palace's database failed: {exc}",
-                 "check that palace.db is writable and its disk has room; if it is damaged, move it aside"
-                 " and mine again (the notes are the source)")
         except Exception as exc:
-            if type(exc).__module__.split(".")[0] not in ("chromadb", "httpx", "httpcore"):
+            error = translate(exc)
+            if error is None:
                 raise
-            fail(f"the palace's vector store failed: {exc}",
-                 "run the command again; if it persists, move chroma/ aside: `palace mine` embeds the drawers again")
+            fail(error.message, error.hint)
 
     return wrapper
 

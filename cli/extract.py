@@ -27,7 +27,7 @@ def extract_command(
     """Show the facts mining would read from TEXT (or --file): for each sentence, the rule
     that fired, the predicate and its route (one value: supersedes; many: coexist), the
     valid time and where it came from, and the candidates turned down and why."""
-    from palace.config import resolve_palace_path
+    from palace.config import Config, resolve_palace_path
     from palace.mine.extract import extract_text
     from palace.mine.reading import Unreadable, read_note
 
@@ -43,9 +43,8 @@ def extract_command(
     else:
         source = sys.stdin.read() if text == "-" else text
     day = day or dt.date.today()
-    folder = resolve_palace_path(palace_dir)
     result = extract_text(source, date=day, title=title or "", owner=owner,
-                          palace_dir=folder if (folder / "config.json").exists() else None)
+                          config=Config.load(resolve_palace_path(palace_dir)))
     if as_json:
         typer.echo(to_json(result))
         return

@@ -36,19 +36,7 @@ from typing import Any, List, Optional
 import typer
 
 from palace.cli.app import PalaceOption, app, console, guarded, parse_day
-from palace.errors import PalaceError, UsageError
-
-
-def private_wings(palace_dir: Path) -> set[str]:
-    """The wings ``config.json`` marks private: ``{"wings": {"diary": {"private": true}}}``."""
-    from palace.config import read_config
-
-    wings = read_config(palace_dir).get("wings") or {}
-    if not isinstance(wings, dict):
-        from palace.errors import ConfigError
-
-        raise ConfigError('"wings" in config.json must be an object', hint='{"wings": {"diary": {"private": true}}}')
-    return {name for name, spec in wings.items() if isinstance(spec, dict) and spec.get("private") is True}
+from palace.errors import PalaceError, UsageError, translate
 
 
 def build_server(palace, *, wing: str | None = None):
@@ -61,7 +49,7 @@ def build_server(palace, *, wing: str | None = None):
     from palace.graph.cards import fact_wing, mentioned_in, search_entities, wings
     from palace.results import to_data
 
-    private = private_wings(palace.path)
+    private = palace.config.private_wings
     if private and wing is None:
         raise UsageError(f"wing{'s' if len(private) > 1 else ''} {', '.join(sorted(private))} "
                          f"{'are' if len(private) > 1 else 'is'} private and never served unless named",
@@ -85,11 +73,17 @@ def build_server(palace, *, wing: str | None = None):
     def said(exc: PalaceError) -> str:  # a hint may name what other wings hold: none when limited to one
         return exc.message if wing is not None else _said(exc)
 
-    def call(fn, *args, **kwargs) -> Any:
+    def call_raw(fn, *args, **kwargs):
         try:
-            return to_data(fn(*args, **kwargs))
-        except PalaceError as exc:  # the agent reads what a person would: the error and its hint
-            raise ToolError(said(exc)) from None
+            return fn(*args, **kwargs)
+        except Exception as exc:  # the agent reads what a person would: the error and its hint
+            error = translate(exc)
+            if error is None:
+                raise
+            raise ToolError(said(error)) from None
+
+    def call(fn, *args, **kwargs) -> Any:
+        return to_data(call_raw(fn, *args, **kwargs))
 
     @server.tool()
     def ask(question: str, top_k: int = 10, now: Optional[str] = None, since: Optional[str] = None,
@@ -153,12 +147,9 @@ def build_server(palace, *, wing: str | None = None):
         """A short text block of what the notes currently hold about the named entities,
         or about those most recently updated: at most `entities` entities × `facts`
         facts, each with its valid time and source. Made to be kept in a system prompt."""
-        try:
-            return _card(palace, tuple(names or ()), entities, facts, wing).text
-        except PalaceError as exc:
-            raise ToolError(said(exc)) from None
+        return call_raw(_card, palace, tuple(names or ()), entities, facts, wing).text
 
-    agent_commits = _agent_writes(palace.path) == "commit"
+    agent_commits = palace.config.agent_writes == "commit"
 
     def written(decision) -> dict[str, Any]:
         data = to_data(decision)
@@ -198,24 +189,7 @@ def build_server(palace, *, wing: str | None = None):
                 raise ToolError(f"no fact #{fact_id} in wing {wing!r}")
         return written(call_raw(retract_fact, palace, fact_id, reason=reason, by="agent", pending=not agent_commits))
 
-    def call_raw(fn, *args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except PalaceError as exc:
-            raise ToolError(said(exc)) from None
-
     return server
-
-
-def _agent_writes(palace_dir: Path) -> str:
-    """``config.json``'s ``"agents": {"writes": "candidate" | "commit"}`` (default candidate)."""
-    from palace.config import read_config
-    from palace.errors import ConfigError
-
-    writes = (read_config(palace_dir).get("agents") or {}).get("writes", "candidate")
-    if writes not in ("candidate", "commit"):
-        raise ConfigError('"agents": {"writes": …} is "candidate" or "commit"', hint='{"agents": {"writes": "commit"}}')
-    return writes
 
 
 def _card(palace, names, entities: int, facts: int, wing: str | None):

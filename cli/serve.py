@@ -42,7 +42,7 @@ import typer
 
 from palace.cli.app import TERMINAL, PalaceOption, Terminal, app, guarded
 from palace.cli.client import MAX_SOCKET_PATH, PROTOCOL, SERVED, code_id, socket_path
-from palace.errors import PalaceError, UsageError
+from palace.errors import AlreadyServing, PalaceError, UsageError
 from palace.ops.locks import try_lock, unlock
 
 log = logging.getLogger("palace.serve")
@@ -51,10 +51,6 @@ log = logging.getLogger("palace.serve")
 LOCK_FILE = "serve.lock"
 #: Longest request line read, in bytes (a question is short; arguments are few).
 MAX_REQUEST_BYTES = 1 << 20
-
-
-class AlreadyServing(UsageError):
-    """Another process serves this palace already."""
 
 
 class RoutedStream(io.TextIOBase):

@@ -11,7 +11,6 @@ reverse) and re-exports :class:`DateInterval`.
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 
 import re
 from dataclasses import dataclass
@@ -251,14 +250,14 @@ _OF_REL_YEAR_RX = re.compile(r"^(?P<p>.+?),?\s+(?:of\s+)?(?P<rel>last|this|next)
 _REL_YEARS_RX = re.compile(r"^(?P<rel>last|this|next)\s+year'?s\s+(?P<p>.+)$")
 
 
-def _atom(s: str, base: date, fys: int, mode: str, the: bool = False) -> _Atom | None:
+def _atom(s: str, base: date, fys: int, mode: str, the: bool = False, order: str | None = None) -> _Atom | None:
     """Parse one normalised expression (no ranges) into an atom. A period named with a
     relative year ("q3 last year", "march of this year", "last year's q3") is that
     period of the year it names."""
     rel = _OF_REL_YEAR_RX.match(s) or _REL_YEARS_RX.match(s)
     if rel and not rel["p"].startswith(("last", "this", "next")):
         inner = rel["p"][4:] if rel["p"].startswith("the ") else rel["p"]
-        atom = _atom(f"{inner} {base.year + _STEP[rel['rel']]}", base, fys, mode)
+        atom = _atom(f"{inner} {base.year + _STEP[rel['rel']]}", base, fys, mode, order=order)
         if atom is not None and atom.iv is not None:
             return atom
     fixed = _FIXED.get(s)
@@ -268,7 +267,7 @@ def _atom(s: str, base: date, fys: int, mode: str, the: bool = False) -> _Atom |
         m = rx.fullmatch(s)
         if m is not None:
             try:
-                atom = handler(m, base, fys, mode, the)
+                atom = handler(m, base, fys, mode, the, order)
             except ValueError:
                 atom = None
             if atom is not None:
@@ -288,24 +287,22 @@ def _h_iso_day(m, base, *_):
     return _Atom(_day(date(y, int(m["m"]), int(m["d"])))) if y else None
 
 
-#: How an all-numeric date ``a/b/yyyy`` whose parts could both be a month is read:
-#: ``"dmy"`` (day first), ``"mdy"`` (month first) or None (ambiguous: not read as a date).
-#: Set for one note by the miner from the note's own evidence
+#: How an all-numeric date ``a/b/yyyy`` whose parts could both be a month is read (the
+#: ``order`` every parse takes): ``"dmy"`` (day first), ``"mdy"`` (month first) or None
+#: (ambiguous: not read as a date). The miner passes the note's own evidence
 #: (:func:`palace.nlp.dates.numeric_date_order`) or the palace's ``date_order``.
-NUMERIC_ORDER: ContextVar[str | None] = ContextVar("numeric_order", default=None)
+NUMERIC_ORDERS = ("dmy", "mdy")
 
 
-def _h_numeric_day(m, base, *_):
-    """``a/b/yyyy``: day first when a > 12, month first when b > 12, else as
-    :data:`NUMERIC_ORDER` says (unread when it says nothing); dotted ``a.b.yyyy`` is
-    day first."""
+def _h_numeric_day(m, base, fys, mode, the, order=None):
+    """``a/b/yyyy``: day first when a > 12, month first when b > 12, else as ``order``
+    says (unread when it is None); dotted ``a.b.yyyy`` is day first."""
     a, b = int(m["a"]), int(m["b"])
     if m["s"] == ".":
         mo, d = b, a
     elif a > 12 or b > 12:
         mo, d = (b, a) if a > 12 else (a, b)
     else:
-        order = NUMERIC_ORDER.get()
         if order is None:
             return None  # "03/04/2018": 3 April or March 4, never guessed
         mo, d = (b, a) if order == "dmy" else (a, b)
@@ -390,7 +387,7 @@ def _h_year(m, base, *_):
     return _Atom(_year(y), kind="bare_year") if y else None
 
 
-def _h_decade(m, base, fys, mode, the):
+def _h_decade(m, base, fys, mode, the, order=None):
     if m["y"]:
         y = int(m["y"])
     elif the or m["ap"]:  # "the 90s", "'90s", not "his 90s"
@@ -410,29 +407,29 @@ def _h_offset(m, base, *_):
     return _Atom(_shift(base, -n if g.get("dir") else n, g["unit"]))
 
 
-def _h_week_of(m, base, fys, mode, the):
-    inner = _atom(m["rest"], base, fys, mode)
+def _h_week_of(m, base, fys, mode, the, order=None):
+    inner = _atom(m["rest"], base, fys, mode, order=order)
     if inner is None:
         return None
     iv = inner.iv if inner.iv is not None else _resolve(inner.make, base, mode)
     return _Atom(_week(iv.start)) if iv and iv.granularity == "day" else None
 
 
-def _h_modifier(m, base, fys, mode, the):
+def _h_modifier(m, base, fys, mode, the, order=None):
     """``early``/``mid``/``late``/``end of`` X is X; ``end of the year`` is this year."""
     rest = m["rest"].removeprefix("the ")
     if rest in ("year", "month", "week", "quarter", "half"):
         return _Atom(_shift(base, 0, rest))
     if rest in ("day", "days", "decade", "century", "period", "meeting", "sprint"):
         return None
-    inner = _atom(rest, base, fys, mode, bool(re.fullmatch(r"\d0'?s", rest)))
+    inner = _atom(rest, base, fys, mode, bool(re.fullmatch(r"\d0'?s", rest)), order)
     return _Atom(inner.iv, inner.make) if inner else None  # "mid-May": no longer weak
 
 
 _STEP = {"last": -1, "this": 0, "next": 1}
 
 
-def _h_rel(m, base, fys, mode, the):
+def _h_rel(m, base, fys, mode, the, order=None):
     rel = {"previous": "last", "prev": "last", "coming": "next", "current": "this",
            "upcoming": "next"}.get(m["rel"], m["rel"])
     rest = m["rest"]
@@ -457,7 +454,7 @@ def _h_rel(m, base, fys, mode, the):
         elif rel == "next":
             delta = (delta - 1) % 7 + 1
         return _Atom(_day(base + timedelta(days=delta)))
-    inner = _atom(rest, base, fys, mode)
+    inner = _atom(rest, base, fys, mode, order=order)
     if inner is None or inner.make is None:
         return None
     iv = _relative(inner.make, base, rel)
@@ -599,10 +596,11 @@ class _Result:
         self.iv, self.kind, self.weak, self.lead = iv, kind, weak, lead
 
 
-def _parse(raw: str, base: date, fys: int, mode: str) -> _Result | None:
-    """Parse a whole span (atom, range or open range); None if it is not a date. (Cached
-    per :data:`NUMERIC_ORDER`, which changes how ``03/04/2018`` reads.)"""
-    return _parse_cached(raw, base, fys, mode, NUMERIC_ORDER.get())
+def _parse(raw: str, base: date, fys: int, mode: str, order: str | None = None) -> _Result | None:
+    """Parse a whole span (atom, range or open range); None if it is not a date.
+    ``order`` reads an all-numeric date whose parts could both be a month
+    (:data:`NUMERIC_ORDERS`; None: not read)."""
+    return _parse_cached(raw, base, fys, mode, order)
 
 
 @lru_cache(maxsize=8192)
@@ -615,12 +613,12 @@ def _parse_cached(raw: str, base: date, fys: int, mode: str, order: str | None) 
     if not s or s in _VAGUE:
         return None
     try:
-        return _parse_expr(s, base, fys, mode, the)
+        return _parse_expr(s, base, fys, mode, the, order)
     except (ValueError, OverflowError):
         return None
 
 
-def _parse_expr(s: str, base: date, fys: int, mode: str, the: bool) -> _Result | None:
+def _parse_expr(s: str, base: date, fys: int, mode: str, the: bool, order: str | None) -> _Result | None:
     om = _OPEN_RX.match(s)
     if om:
         op = _OPS[om["op"].split()[0]]
@@ -628,7 +626,7 @@ def _parse_expr(s: str, base: date, fys: int, mode: str, the: bool) -> _Result |
         if rest.startswith("the "):
             rest, rthe = rest[4:], True
         anchor_mode = "begun" if op in ("since", "after") else mode
-        iv = _interval(rest, base, fys, anchor_mode, rthe)
+        iv = _interval(rest, base, fys, anchor_mode, rthe, order)
         if iv is None:
             return None
         if op == "since":
@@ -640,22 +638,22 @@ def _parse_expr(s: str, base: date, fys: int, mode: str, the: bool) -> _Result |
         else:
             out = _range(date.min, iv.end)
         return _Result(out, lead=True) if out else None
-    atom = _atom(s, base, fys, mode, the)
+    atom = _atom(s, base, fys, mode, the, order)
     if atom is not None:
         iv = atom.iv if atom.iv is not None else _resolve(atom.make, base, mode)
         return _Result(iv, atom.kind, atom.weak) if iv else None
-    iv = _parse_range(s, base, fys, mode)
+    iv = _parse_range(s, base, fys, mode, order)
     return _Result(iv, lead=True) if iv else None
 
 
-def _interval(s: str, base: date, fys: int, mode: str, the: bool) -> DateInterval | None:
-    atom = _atom(s, base, fys, mode, the)
+def _interval(s: str, base: date, fys: int, mode: str, the: bool, order: str | None) -> DateInterval | None:
+    atom = _atom(s, base, fys, mode, the, order)
     if atom is not None:
         return atom.iv if atom.iv is not None else _resolve(atom.make, base, mode)
-    return _parse_range(s, base, fys, mode)
+    return _parse_range(s, base, fys, mode, order)
 
 
-def _parse_range(s: str, base: date, fys: int, mode: str) -> DateInterval | None:
+def _parse_range(s: str, base: date, fys: int, mode: str, order: str | None = None) -> DateInterval | None:
     lead = _RANGE_LEAD_RX.match(s)
     between = bool(lead and lead["lead"] == "between")
     if lead:
@@ -668,10 +666,10 @@ def _parse_range(s: str, base: date, fys: int, mode: str) -> DateInterval | None
             left = left[4:]
         if right.startswith("the "):
             right = right[4:]
-        a = _atom(left, base, fys, mode)
+        a = _atom(left, base, fys, mode, order=order)
         if a is None or a.kind == "weekday":
             continue
-        b = _atom(right, base, fys, mode)
+        b = _atom(right, base, fys, mode, order=order)
         if b is None and a.kind == "bare_year" and re.fullmatch(r"\d{2}", right):
             y1 = a.iv.start.year
             y2 = y1 - y1 % 100 + int(right)

@@ -216,14 +216,16 @@ def _as_date(d) -> date:
 
 
 def interpret_date(text: str, start: int, end: int, base: date, *,
-                   fiscal_year_start: int = 1) -> DateInterval | None:
+                   fiscal_year_start: int = 1, date_order: str | None = None) -> DateInterval | None:
     """Interpret the date expression ``text[start:end]`` relative to ``base``.
 
     ``text`` is the sentence or drawer holding the span (a spaCy DATE/TIME entity); the
     characters around the span are used to reject false dates (``ticket #2033``,
     ``100M``, ``April Jones``, modal ``may``) and to complete spans spaCy cut short
     (``2021-03`` of ``2021-03-16``, ``22`` of ``Sep 22``, ``March 14`` of ``March 14,
-    2019``). ``base`` is the document's date. Returns a
+    2019``). ``base`` is the document's date; ``date_order`` how an all-numeric date
+    whose parts could both be a month reads (``"dmy"``, ``"mdy"``; None: it is not read,
+    :data:`palace.nlp.date_grammar.NUMERIC_ORDERS`). Returns a
     :class:`DateInterval` or None when the span is not a point or period in time
     (durations, frequencies, ids) or is too ambiguous. Never raises for bad input.
     Own grammar first (see the module docstring for every convention); dateparser
@@ -235,7 +237,7 @@ def interpret_date(text: str, start: int, end: int, base: date, *,
     base = _as_date(base)
     start, end = _extend(text, start, end)
     raw = text[start:end]
-    res = _parse(raw, base, fiscal_year_start, "doc")
+    res = _parse(raw, base, fiscal_year_start, "doc", date_order)
     if res is None:
         iv = _fallback(raw, base)
         return iv if iv is not None and _context_ok(text, start, end, _Result(iv), "doc") \
@@ -279,7 +281,7 @@ _SCAN_FILLERS = {"in", "on", "at", "during", "for", "of", "by", "around", "about
 _MAX_TOKENS = 9
 
 
-def find_date_window(text: str, now: date, fiscal_year_start: int = 1
+def find_date_window(text: str, now: date, fiscal_year_start: int = 1, date_order: str | None = None
                      ) -> tuple[DateInterval, str] | None:
     """The first date expression of a free-text question, as (interval, matched text).
 
@@ -288,7 +290,8 @@ def find_date_window(text: str, now: date, fiscal_year_start: int = 1
     leading ``in``/``on``/``during``/``from``… so that the caller can cut it from the
     question. Weak words (a month, season or weekday alone, ``4/12``) count only after a
     preposition (``in March``, ``on Tuesday``): ``may I``, ``march on``, ``ticket 2033``
-    and ``what did April say`` give no window. Never uses dateparser.
+    and ``what did April say`` give no window. ``date_order`` reads ``03/04/2018`` (as in
+    :func:`interpret_date`). Never uses dateparser.
     """
     now = _as_date(now)
     toks = list(_TOKEN_RX.finditer(text))
@@ -297,12 +300,12 @@ def find_date_window(text: str, now: date, fiscal_year_start: int = 1
             continue
         for j in range(min(len(toks), i + _MAX_TOKENS) - 1, i - 1, -1):
             s, e = first.start(), toks[j].end()
-            res = _parse(text[s:e], now, fiscal_year_start, "question")
+            res = _parse(text[s:e], now, fiscal_year_start, "question", date_order)
             if res is None or not _context_ok(text, s, e, res, "question"):
                 continue
             k = i
             if first.group().lower() == "the" and i < j:  # "the FY2024": keep "the" only
-                rest = _parse(text[toks[i + 1].start():e], now, fiscal_year_start, "question")
+                rest = _parse(text[toks[i + 1].start():e], now, fiscal_year_start, "question", date_order)
                 if rest is not None and rest.iv == res.iv:  # if it means something
                     k, s = i + 1, toks[i + 1].start()
             return res.iv, text[_take_lead(text, toks, k, s):e]
@@ -423,17 +426,17 @@ _DATE_LINE_RX = re.compile(r"^\s*(?:[-*]\s+)?(?:\*\*|__)?date(?:\*\*|__)?\s*:\s*
                            re.IGNORECASE | re.MULTILINE)
 
 
-def date_from_date_line(text: str, lines: int = 15) -> date | None:
+def date_from_date_line(text: str, lines: int = 15, date_order: str | None = None) -> date | None:
     """The day of a ``Date: 28/03/2018`` line (also ``**Date:**``, ``- date:``) among the
-    first ``lines`` lines of a note's body, read with the numeric order in force
-    (:data:`palace.nlp.date_grammar.NUMERIC_ORDER`); None when there is none."""
+    first ``lines`` lines of a note's body, an all-numeric date read in ``date_order``
+    (as in :func:`interpret_date`); None when there is none."""
     head = "\n".join(text.splitlines()[:lines])
     for m in _DATE_LINE_RX.finditer(head):
         value = m.group(1)
         full = _full_date(value)
         if full is not None:
             return full
-        res = _parse(value.strip(" *_"), date(2000, 1, 1), 1, "doc")
+        res = _parse(value.strip(" *_"), date(2000, 1, 1), 1, "doc", date_order)
         if res is not None and res.iv.granularity == "day":
             return res.iv.start
     return None

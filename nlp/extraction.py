@@ -25,7 +25,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from palace.nlp.date_grammar import NUMERIC_ORDER
 from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, year_spans
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
 from palace.nlp.names import LEGAL_SUFFIXES, EntityMention, person_name, whole_names
@@ -315,11 +314,8 @@ class Extractor:
         batch: list[tuple[object, Extraction, Context | None]] = []
         for doc, (base, context, raw) in nlp.pipe(prepared, as_tuples=True, batch_size=self.batch_size,
                                                   disable=parse_off):
-            token = NUMERIC_ORDER.set(context.date_order if context is not None else None)
-            try:
-                found = extraction_from_doc(doc, base, known_words(nlp))
-            finally:
-                NUMERIC_ORDER.reset(token)
+            found = extraction_from_doc(doc, base, known_words(nlp),
+                                        date_order=context.date_order if context is not None else None)
             batch.append((doc, replace(found, text=raw), context))
             if len(batch) >= self.batch_size:
                 yield from self._with_relations(batch, can_parse)
@@ -532,9 +528,11 @@ def _token_at(doc, char: int) -> int:
     return len(doc) - 1
 
 
-def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset()) -> Extraction:
+def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
+                        date_order: str | None = None) -> Extraction:
     """Build an :class:`Extraction` from a processed spaCy ``Doc`` (text already plain);
-    ``known`` (:func:`known_words`) lets :func:`not_a_name` turn down common words."""
+    ``known`` (:func:`known_words`) lets :func:`not_a_name` turn down common words;
+    ``date_order`` reads the note's all-numeric dates (:func:`palace.nlp.dates.interpret_date`)."""
     sentences = segments(doc)
     segment_of: dict[int, int] = {}
     for index, sent in enumerate(sentences):
@@ -559,7 +557,7 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset())
                 continue
             entities.append(EntityMention(ent.start_char, ent.end_char, ent.text, name, label, sent_index))
         elif ent.label_ == "DATE":
-            interval = interpret_date(text, ent.start_char, ent.end_char, base)
+            interval = interpret_date(text, ent.start_char, ent.end_char, base, date_order=date_order)
             if interval is not None:
                 dates.append(
                     DateMention(ent.start_char, ent.end_char, ent.text, interval, sent_index)

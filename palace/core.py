@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterator, cast
 
 from palace.store import sqlite as store
-from palace.config import fiscal_year_start, quiet_third_parties, resolve_palace_path
+from palace.config import CONFIG_FILENAME, Config, quiet_third_parties, resolve_palace_path
 from palace.errors import ModelMismatch, PalaceNotFound, UsageError
 from palace.store.vectors import VectorStore, open_vector_store
 
@@ -54,9 +54,15 @@ class Palace:
         self._connections: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {
             threading.get_ident(): (threading.current_thread(), conn)}
         self._connections_lock = threading.Lock()
-        self.vectors: VectorStore = vectors if vectors is not None else open_vector_store(path)
+        self._config: tuple[tuple | None, Config] | None = None
+        self._registry: tuple[Config, dict] | None = None
+        try:
+            config = self.config
+        except Exception:
+            conn.close()
+            raise
+        self.vectors: VectorStore = vectors if vectors is not None else open_vector_store(path, config)
         self._embedder = embedder
-        self._registry: dict | None = None
 
     @classmethod
     def open(
@@ -134,20 +140,32 @@ class Palace:
         return self._embedder
 
     @property
-    def registry(self) -> dict:
-        """The predicate registry: the shipped one, extended by ``config.json`` here
-        (:func:`palace.graph.temporal.load_registry`). Raises ValueError for a malformed entry."""
-        if self._registry is None:
-            from palace.graph.temporal import load_registry
-
-            self._registry = load_registry(self.path)
-        return self._registry
+    def config(self) -> Config:
+        """This palace's settings (:class:`palace.config.Config`), read from ``config.json``
+        once and again only when the file changes (its size, modification time or inode),
+        so a warm server follows an edit. Raises :class:`palace.errors.ConfigError` for a
+        file palace cannot use."""
+        try:
+            st = (self.path / CONFIG_FILENAME).stat()
+            stamp: tuple | None = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except OSError:
+            stamp = None
+        cached = self._config
+        if cached is None or cached[0] != stamp:
+            cached = self._config = (stamp, Config.load(self.path))
+        return cached[1]
 
     @property
-    def fiscal_year_start(self) -> int:
-        """The month (1–12) this palace's fiscal years start in (``config.json``;
-        :func:`palace.config.fiscal_year_start`)."""
-        return fiscal_year_start(self.path)
+    def registry(self) -> dict:
+        """The predicate registry: the shipped one, extended by this palace's
+        :attr:`config` (:func:`palace.graph.temporal.load_registry`), built once per
+        version of the settings."""
+        config = self.config
+        if self._registry is None or self._registry[0] is not config:
+            from palace.graph.temporal import load_registry
+
+            self._registry = (config, load_registry(config))
+        return self._registry[1]
 
     def model_info(self) -> tuple[str | None, int | None]:
         """``(name, dimension)`` of the embedding model recorded in this palace, if any."""

@@ -178,13 +178,8 @@ def test_interpret_date_forms(span, start, end, gran):
 @pytest.mark.parametrize("order, expected", [(None, None), ("mdy", ("2024-12-04", "2024-12-05")),
                                              ("dmy", ("2024-04-12", "2024-04-13"))])
 def test_an_ambiguous_numeric_date_reads_as_the_note_writes_them(order, expected):
-    from palace.nlp.date_grammar import NUMERIC_ORDER
-
-    token = NUMERIC_ORDER.set(order)
-    try:
-        found = interp("12/04/2024")
-    finally:
-        NUMERIC_ORDER.reset(token)
+    text = "12/04/2024"
+    found = interpret_date(text, 0, len(text), BASE, date_order=order)
     assert found == (iv(*expected, "day") if expected else None)
     assert interp("28/03/2018") == iv("2018-03-28", "2018-03-29", "day")  # a part over 12 decides
     assert interp("03/28/2018") == iv("2018-03-28", "2018-03-29", "day")

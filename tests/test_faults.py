@@ -137,7 +137,7 @@ def test_one_writer_at_a_time(tmp_path):
         out = CliRunner().invoke(app, ["mine", str(notes), "--palace", str(palace_dir)])
         assert out.exit_code == 1 and "is busy: another `palace mine` is writing it" in out.output
         assert f"(pid {os.getpid()})" in out.output
-        from palace.ops.locks import PalaceBusy
+        from palace.errors import PalaceBusy
         from palace.mine.watch import Watcher
 
         with pytest.raises(PalaceBusy):  # nor may a watcher start beside it

@@ -12,6 +12,7 @@ from palace.errors import ConfigError
 from palace.nlp.extraction import Extractor
 from palace.nlp.rules import RelationRules
 from palace.nlp.sentence import Context
+from palace.config import Config
 from palace.graph.temporal import default_registry, load_values
 
 TEXTS = [
@@ -38,21 +39,21 @@ def test_worker_processes_read_exactly_what_one_process_reads():
 def test_a_run_gets_one_process_unless_the_machine_has_cores_to_spare(monkeypatch, tmp_path):
     monkeypatch.delenv("PALACE_NLP_PROCESSES", raising=False)
     monkeypatch.setattr(mining.os, "sched_getaffinity", lambda pid: {0, 1})
-    assert mining.nlp_processes(100_000, tmp_path) == 1  # two cores: spaCy and the embedder have one each
+    assert mining.nlp_processes(100_000, Config.load(tmp_path)) == 1  # two cores: spaCy and the embedder have one each
     monkeypatch.setattr(mining.os, "sched_getaffinity", lambda pid: set(range(8)))
     monkeypatch.setattr(mining, "_available_mb", lambda: 64_000)
-    assert mining.nlp_processes(100, tmp_path) == 1  # a watcher's save: no worker is worth starting
-    assert mining.nlp_processes(100_000, tmp_path) == 7  # every core but the embedder's
+    assert mining.nlp_processes(100, Config.load(tmp_path)) == 1  # a watcher's save: no worker is worth starting
+    assert mining.nlp_processes(100_000, Config.load(tmp_path)) == 7  # every core but the embedder's
     monkeypatch.setattr(mining, "_available_mb", lambda: 1_300)
-    assert mining.nlp_processes(100_000, tmp_path) == 3  # as many as the free memory holds
+    assert mining.nlp_processes(100_000, Config.load(tmp_path)) == 3  # as many as the free memory holds
     (tmp_path / "config.json").write_text('{"nlp_processes": 2}')
-    assert mining.nlp_processes(100_000, tmp_path) == 2
-    assert mining.nlp_processes(100, tmp_path) == 1  # a save never starts workers, whatever the setting
+    assert mining.nlp_processes(100_000, Config.load(tmp_path)) == 2
+    assert mining.nlp_processes(100, Config.load(tmp_path)) == 1  # a save never starts workers, whatever the setting
     monkeypatch.setenv("PALACE_NLP_PROCESSES", "4")
-    assert mining.nlp_processes(100_000, tmp_path) == 4
+    assert mining.nlp_processes(100_000, Config.load(tmp_path)) == 4
     monkeypatch.setenv("PALACE_NLP_PROCESSES", "many")
     with pytest.raises(ConfigError):
-        mining.nlp_processes(100_000, tmp_path)
+        mining.nlp_processes(100_000, Config.load(tmp_path))
 
 
 @pytest.mark.slow

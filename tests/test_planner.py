@@ -68,10 +68,14 @@ def test_fiscal_year_start_comes_from_the_palace_config(tmp_path):
     palace_dir.mkdir()
     (palace_dir / "config.json").write_text('{"fiscal_year_start": 4}')
     with Palace.open(palace_dir) as palace:
-        assert palace.fiscal_year_start == 4
-    (palace_dir / "config.json").write_text('{"fiscal_year_start": 13}')
-    with Palace.open(palace_dir) as palace, pytest.raises(UsageError, match="month number 1-12"):
-        palace.fiscal_year_start
+        assert palace.config.fiscal_year_start == 4
+        (palace_dir / "config.json").write_text('{"fiscal_year_start": 10, "owner": "Sam Rivera"}')
+        assert (palace.config.fiscal_year_start, palace.config.owner) == (10, "Sam Rivera")  # an edit is read again
+        (palace_dir / "config.json").write_text('{"fiscal_year_start": 13}')
+        with pytest.raises(UsageError, match="month number 1-12"):
+            palace.config
+    with pytest.raises(UsageError, match="month number 1-12"):  # validated whole when the palace opens
+        Palace.open(palace_dir)
 
 
 @pytest.mark.parametrize("now, start, end", [
@@ -201,6 +205,7 @@ def test_the_planner_never_loads_spacy(mined_sample):
 
 from palace.ask.planning import EntityMatch  # noqa: E402
 from palace.ask.questions import load_questions, read_fact_questions  # noqa: E402
+from palace.config import Config  # noqa: E402
 
 
 def person(name):
@@ -296,7 +301,7 @@ def test_a_palace_names_the_question_words_of_its_own_predicates(tmp_path):
                                       "say": ["{subject} drives {object}", "{subject} drove {object}"]}}],
         "questions": {"plan": {"nouns": ["contract"]}},
     }))
-    table = load_questions(tmp_path)
+    table = load_questions(Config.load(tmp_path))
     for question in ("what car does Alice drive", "what does Alice drive", "what is Alice's car"):
         first = read_fact_questions(question, table=table)[0]
         assert (first.predicate, first.label, first.say[0]) == ("drives", "car", "{subject} drives {object}")
@@ -329,4 +334,4 @@ def test_malformed_question_words_are_a_user_error(tmp_path, questions, message)
 
     (tmp_path / "config.json").write_text(json.dumps({"questions": questions}))
     with pytest.raises(UsageError, match=message):
-        load_questions(tmp_path)
+        load_questions(Config.load(tmp_path))

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from palace.errors import ConfigError
+from palace.config import Config
 from palace.graph.temporal import Assertion, Closure, close_timeline, known_at, load_registry, valid_at
 
 D = dt.date
@@ -114,11 +115,11 @@ def test_registry_has_the_one_value_predicates_and_a_palace_can_extend_it(tmp_pa
         {"name": "diet", "cardinality": "one", "subject": ["PERSON"], "object": ["VALUE"], "verbs": ["eat"]},
         {"name": "uses", "cardinality": "one"},
     ]}))
-    extended = load_registry(tmp_path)
+    extended = load_registry(Config.load(tmp_path))
     assert extended["diet"].verbs == ("eat",) and extended["uses"].cardinality == "one"
     (tmp_path / "config.json").write_text(json.dumps({"predicates": [{"name": "x", "cardinality": "some"}]}))
     with pytest.raises(ConfigError, match="cardinality must be 'one' or 'many'") as raised:
-        load_registry(tmp_path)
+        load_registry(Config.load(tmp_path))
     assert raised.value.hint  # the CLI prints it: a bad config is an error with a next step, not a traceback
 
 

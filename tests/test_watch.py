@@ -18,7 +18,8 @@ import time
 import pytest
 
 from palace.core import Palace
-from palace.ops.daemon import AlreadyWatching, read_state
+from palace.errors import AlreadyWatching
+from palace.ops.daemon import read_state
 from palace.mine.watch import Watcher
 
 pytestmark = pytest.mark.slow  # processes, kills and watchers: the full suite, not the fast tier

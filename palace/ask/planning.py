@@ -49,7 +49,6 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from palace.errors import UsageError
-from palace.nlp.date_grammar import NUMERIC_ORDER
 from palace.nlp.dates import DateInterval, ambiguous_numeric_dates, find_date_window
 from palace.nlp.names import entity_key
 from palace.ask.questions import FactQuestion, QuestionTable, read_fact_questions
@@ -277,7 +276,8 @@ def _mostly_a_name(conn: sqlite3.Connection, phrase: str, entity_ids: list[int])
     return 4 * lower <= len(holding)
 
 
-def _joined(question: str, found: tuple[DateInterval, str], now: dt.date, fys: int) -> tuple[DateInterval, str]:
+def _joined(question: str, found: tuple[DateInterval, str], now: dt.date, fys: int,
+            order: str | None = None) -> tuple[DateInterval, str]:
     """Widen a window to a second period joined to it ("in 2025 and 2026", "Q1 or Q2"):
     the span from the first's start to the second's end."""
     window, text = found
@@ -286,12 +286,12 @@ def _joined(question: str, found: tuple[DateInterval, str], now: dt.date, fys: i
     joint = re.match(r"\s*(?:and|or|&)\s+", rest)
     if not joint:
         return found
-    second = find_date_window(rest[joint.end():], now, fys)
+    second = find_date_window(rest[joint.end():], now, fys, order)
     if second is None or not rest[joint.end():].lstrip().startswith(second[1].strip()):
         return found
     joined_text = text + rest[:joint.end()] + second[1].strip()
     first = re.sub(r"^\s*(?:in|on|at|during|for|of|by|from)\s+", "", text)
-    as_range = find_date_window(f"between {first} and {second[1].strip()}", now, fys)  # "Q1 or Q2 2025"
+    as_range = find_date_window(f"between {first} and {second[1].strip()}", now, fys, order)  # "Q1 or Q2 2025"
     if as_range is not None and as_range[1].startswith("between"):
         return as_range[0], joined_text
     start, end = min(window.start, second[0].start), max(window.end, second[0].end)
@@ -347,13 +347,15 @@ def plan_question(
     since: dt.date | None = None,
     until: dt.date | None = None,
     fiscal_year_start: int = 1,
+    date_order: str | None = None,
     questions: QuestionTable | None = None,
 ) -> Plan:
     """Read a :class:`Plan` from ``question`` (``now`` anchors relative dates and is the
     day a question without a time is about; default today).
 
     ``since``/``until`` (inclusive days) override any window in the question and filter;
-    ``fiscal_year_start`` (month 1–12) says what "FY2024" means. ``questions`` (default:
+    ``fiscal_year_start`` (month 1–12) says what "FY2024" means, ``date_order`` how
+    ``03/04/2018`` reads (``"dmy"``, ``"mdy"``; None: not read, and a note says so). ``questions`` (default:
     the shipped words, :func:`palace.ask.questions.load_questions`) reads whether it asks for
     one predicate of one name (``Plan.asks``, :func:`palace.ask.questions.read_fact_questions`;
     not for a change question); such a question leans on the graph. Raises :class:`UsageError` when ``since`` is after ``until``.
@@ -363,7 +365,7 @@ def plan_question(
     today = now
     terms = query_terms(question)
     notes: list[str] = []
-    if NUMERIC_ORDER.get() is None:
+    if date_order is None:
         for ambiguous in ambiguous_numeric_dates(question):
             notes.append(f"{ambiguous!r} reads as day/month or month/day: not read as a date; set \"date_order\""
                          " (\"dmy\" or \"mdy\") in config.json")
@@ -380,13 +382,13 @@ def plan_question(
         if start >= end:
             raise UsageError(f"--since {since} leaves no day to search", hint="give an earlier day to --since")
         window, source = DateInterval(start, end, "range"), "options"
-        found = find_date_window(question, now, fiscal_year_start)
+        found = find_date_window(question, now, fiscal_year_start, date_order)
         if found is not None:
             notes.append(f"--since/--until replace the question's window {found[1].strip()!r}")
     else:
-        found = find_date_window(question, now, fiscal_year_start)
+        found = find_date_window(question, now, fiscal_year_start, date_order)
         if found is not None:
-            window, window_text = _joined(question, found, now, fiscal_year_start)
+            window, window_text = _joined(question, found, now, fiscal_year_start, date_order)
             source = "question"
             at = question.find(window_text)
             if at >= 0:

@@ -211,16 +211,10 @@ def ask(
     if conn.execute("SELECT 1 FROM drawers LIMIT 1").fetchone() is None:
         raise PalaceNotFound(f"the palace at {palace.path} holds no drawers", hint="run `palace mine DIR` first")
     palace.check_model()
-    from palace.config import date_order
-    from palace.nlp.date_grammar import NUMERIC_ORDER
-
-    token = NUMERIC_ORDER.set(date_order(palace.path))  # how "03/04/2018" reads, if the palace says
-    try:
-        plan = plan_question(conn, question, now=now, since=since, until=until,
-                             fiscal_year_start=palace.fiscal_year_start,
-                             questions=load_questions(palace.path, palace.registry))
-    finally:
-        NUMERIC_ORDER.reset(token)
+    config = palace.config
+    plan = plan_question(conn, question, now=now, since=since, until=until,
+                         fiscal_year_start=config.fiscal_year_start, date_order=config.date_order,
+                         questions=load_questions(config, palace.registry))
     notes = list(plan.notes)
     weights = dict(plan.weights)
     if retrievers_only is not None:

@@ -24,11 +24,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from palace.ask.planning import EntityMatch
+    from palace.config import Config
 
 _WH = "who|whom|what|which|where|whose"
 _AUX = "do|does|did|is|was|are|were|has|have|had|will|would|can|could|should|may|might"
@@ -393,7 +393,7 @@ def read_fact_questions(
     return table.read(question, entities, exclude)
 
 
-def load_questions(palace_dir: Path | None = None, registry: dict | None = None) -> QuestionTable:
+def load_questions(config: "Config | None" = None, registry: dict | None = None) -> QuestionTable:
     """The question words of a palace: the registry's relational nouns (``registry``,
     default the palace's), ``palace/data/questions.json``, any ``"questions"`` of the
     shipped predicates, then ``config.json``: a predicate in its ``"predicates"`` may
@@ -401,18 +401,16 @@ def load_questions(palace_dir: Path | None = None, registry: dict | None = None)
     (lists are added to; ``label``, ``inverse_label`` and ``say`` replaced). Compiled
     once per distinct content. Raises :class:`palace.errors.UsageError` for an entry it
     cannot read."""
-    from palace.config import read_config
+    from palace.config import Config
     from palace.graph.temporal import load_registry, load_values
 
-    registry = registry if registry is not None else load_registry(palace_dir)
-    config = read_config(palace_dir)
+    config = config if config is not None else Config()
+    registry = registry if registry is not None else load_registry(config)
     entries: dict[str, dict] = {}
     sources = [_shipped_questions()]
     sources.append({e["name"]: e["questions"] for e in _shipped_predicates() if isinstance(e.get("questions"), dict)})
-    sources.append({e["name"]: e["questions"] for e in config.get("predicates", [])
-                    if isinstance(e, dict) and isinstance(e.get("questions"), dict)})
-    if isinstance(config.get("questions"), dict):
-        sources.append(config["questions"])
+    sources.append({e["name"]: e["questions"] for e in config.predicates if isinstance(e.get("questions"), dict)})
+    sources.append(dict(config.questions))
     for source in sources:
         for predicate, words in source.items():
             _check_entry(predicate, words)
@@ -434,7 +432,7 @@ def load_questions(palace_dir: Path | None = None, registry: dict | None = None)
     for name, entry in entries.items():
         for key, side in (("nouns", "subject"), ("inverse_nouns", "object")):
             nouns += [(word, name, side, (), ()) for word in entry.get(key, ())]
-    values = load_values(palace_dir)
+    values = load_values(config)
     for name, kind in lexicon_names:  # a noun's value lexicon: "is X blocked", "is Ruth on Metoprolol"
         extra = [n for n in (kind, kind + "s", kind + "_suffixes") if n in values]
         entries.setdefault(name, {})["values"] = list(dict.fromkeys(entries[name].get("values", []) + extra))

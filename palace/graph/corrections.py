@@ -36,6 +36,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from palace.config import Config
 from palace.store import sqlite as store
 from palace.store.entities import find_entities
 from palace.store.facts import CANDIDATE, REJECTED, RETRACTED, FactFilter, FactView, fact_views
@@ -238,7 +239,7 @@ def undo(palace: "Palace", decision_id: int) -> FactDecision:
         elif row["action"] == "accept":  # back to a candidate: the fact it accepted, and where the wing's trust says so
             previous = row["previous_evidence"] or "stated"
             touched = [t for t in _matching(conn, row, evidence=("confirmed", previous))
-                       if t["id"] == row["fact_id"] or _needs_review(conn, palace.path, t["id"])]
+                       if t["id"] == row["fact_id"] or _needs_review(conn, palace.config, t["id"])]
             conn.execute(f"UPDATE facts SET invalidated_at = recorded_at, invalidation_reason = ?, evidence = ?"
                          f" WHERE id IN ({','.join('?' * len(touched))})",
                          (CANDIDATE, previous, *[t["id"] for t in touched]))
@@ -365,35 +366,22 @@ def review(palace: "Palace", accept: bool, *, fact_ids: tuple[int, ...] = (), pr
     return [_load(conn, d) for d in done]
 
 
-def wing_trust(palace_dir, wing: str) -> tuple[bool, frozenset[str]]:
-    """``(untrusted, low-trust rules)`` of ``wing`` from ``config.json``'s ``"wings"``.
-    Raises :class:`ConfigError` for a malformed entry."""
-    from palace.config import read_config
-    from palace.errors import ConfigError
-
-    spec = (read_config(palace_dir).get("wings") or {}).get(wing) or {}
-    trust = spec.get("trust", "trusted")
-    rules = spec.get("low_trust_rules", [])
-    if trust not in ("trusted", "untrusted") or not isinstance(rules, list):
-        raise ConfigError(f'config.json: wing {wing!r}: "trust" is "trusted" or "untrusted" and "low_trust_rules"'
-                          f" a list of rule names", hint='{"wings": {"inbox": {"trust": "untrusted"}}}')
-    return trust == "untrusted", frozenset(str(r) for r in rules)
-
-
-def _needs_review(conn, palace_dir, fact_id: int) -> bool:
+def _needs_review(conn, config: Config, fact_id: int) -> bool:
     """Whether the wing's trust settings make a mined fact a candidate."""
     row = conn.execute("SELECT wing, extractor, evidence FROM facts WHERE id = ?", (fact_id,)).fetchone()
     if row is None or row["evidence"] in ("user", "agent"):
         return False
-    untrusted, rules = wing_trust(palace_dir, row["wing"])
-    return untrusted or row["extractor"].split("/", 1)[-1] in rules
+    settings = config.wing(row["wing"])
+    return settings.untrusted or row["extractor"].split("/", 1)[-1] in settings.low_trust_rules
 
 
-def mark_candidates(conn, palace_dir, wing: str, registry: dict) -> int:
-    """Make candidates of the live mined facts of ``wing`` that its trust settings say
-    need review (every one in an untrusted wing; those of low-trust rules), and reopen
-    the timelines they had closed. Inside the caller's transaction; returns how many."""
-    untrusted, rules = wing_trust(palace_dir, wing)
+def mark_candidates(conn, config: Config, wing: str, registry: dict) -> int:
+    """Make candidates of the live mined facts of ``wing`` that its trust settings in
+    ``config`` say need review (every one in an untrusted wing; those of low-trust
+    rules), and reopen the timelines they had closed. Inside the caller's transaction;
+    returns how many."""
+    settings = config.wing(wing)
+    untrusted, rules = settings.untrusted, settings.low_trust_rules
     if not untrusted and not rules:
         return 0
     sql = ("SELECT id, subject_id, predicate FROM facts WHERE wing = ? AND invalidated_at IS NULL"

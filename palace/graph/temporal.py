@@ -26,10 +26,9 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import Iterable
 
-from palace.config import read_config
+from palace.config import Config
 from palace.store.graph import close_fact, live_group
 from palace.errors import ConfigError
 from palace.nlp.registry import Predicate, predicates_from
@@ -43,11 +42,11 @@ def _default_data() -> dict:
     return json.loads(resources.files("palace").joinpath("data/predicates.json").read_text(encoding="utf-8"))
 
 
-def load_values(palace_dir: Path | None = None) -> dict[str, tuple[str, ...]]:
+def load_values(config: Config | None = None) -> dict[str, tuple[str, ...]]:
     """The value lexicons (job titles, plan tiers, statuses, medications…) of the registry,
-    each extended by the palace config's ``"values"`` lists of the same name."""
+    each extended by the palace ``config``'s ``"values"`` lists of the same name."""
     values = {name: tuple(words) for name, words in _default_data()["values"].items()}
-    for name, words in read_config(palace_dir).get("values", {}).items():
+    for name, words in (config.values if config is not None else {}).items():
         values[name] = tuple(values.get(name, ())) + tuple(words)
     return values
 
@@ -58,12 +57,12 @@ def default_registry() -> dict[str, Predicate]:
     return predicates_from(_default_data()["predicates"])
 
 
-def load_registry(palace_dir: Path | None = None) -> dict[str, Predicate]:
-    """The default registry, extended or overridden by ``palace_dir/config.json``'s
+def load_registry(config: Config | None = None) -> dict[str, Predicate]:
+    """The default registry, extended or overridden by the palace ``config``'s
     ``"predicates"`` list (same fields). Raises :class:`ConfigError` for a malformed entry."""
     registry = dict(default_registry())
     try:
-        registry.update(predicates_from(read_config(palace_dir).get("predicates", [])))
+        registry.update(predicates_from(config.predicates if config is not None else ()))
     except (ValueError, TypeError, KeyError) as exc:
         raise ConfigError(f"config.json: {exc}", hint="see the predicate fields in the README") from None
     return registry

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from palace.config import Config
     from palace.nlp.extraction import Extractor
 
 
@@ -91,20 +91,20 @@ def extract_text(
     date: dt.date,
     title: str = "",
     owner: str | None = None,
-    palace_dir: Path | None = None,
+    config: "Config | None" = None,
     extractor: "Extractor | None" = None,
 ) -> ExtractResult:
     """Run the mining NLP on ``text`` (a whole note, front matter allowed) dated ``date``.
 
     ``title`` is the note's title (default: front matter ``title``, else its first ``#``
     heading, else empty); ``owner`` the person ``I``/``my`` stand for outside chat lines
-    (default: the palace config's ``owner``); ``palace_dir`` a palace whose
-    ``config.json`` predicates and value lexicons apply. ``extractor`` reuses a loaded
+    (default: ``config``'s ``owner``); ``config`` the settings of a palace whose
+    predicates, value lexicons and date order apply. ``extractor`` reuses a loaded
     :class:`Extractor` (the eval passes one for hundreds of texts; it must trace to list
     rejections). Nothing is stored. Raises :class:`palace.errors.UsageError` for a
     malformed ``config.json``.
     """
-    from palace.config import read_config
+    from palace.config import Config
     from palace.nlp.chunking import chunk_markdown
     from palace.nlp.dates import DateInterval
     from palace.nlp.extraction import Extraction, Extractor
@@ -114,11 +114,12 @@ def extract_text(
     from palace.mine.reading import split_front_matter
     from palace.graph.temporal import load_registry, load_values
 
-    registry = load_registry(palace_dir)
+    config = config if config is not None else Config()
+    registry = load_registry(config)
     if extractor is None:
-        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(palace_dir)), trace=True)
+        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(config)), trace=True)
     if owner is None:
-        owner = read_config(palace_dir).get("owner") if palace_dir else None
+        owner = config.owner
     from palace.errors import UsageError
     from palace.mine.reading import Unreadable
 
@@ -162,10 +163,9 @@ def extract_text(
     front = LineReader(extractor.rules, extractor.label_of).front_matter(metadata, title) if extractor.rules is not None else []
     for relation in front:
         add(relation, Extraction(base=date), 1, relation.quote or "")
-    from palace.config import date_order
     from palace.nlp.dates import numeric_date_order
 
-    order = numeric_date_order(body) or date_order(palace_dir)
+    order = numeric_date_order(body) or config.date_order
     items = [(c.text, date, Context(title=title, heading=c.heading_path[-1] if c.heading_path else "", owner=owner,
                                     date_order=order))
              for c in chunks]

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from palace.config import MAX_FILE_BYTES
-from palace.nlp.date_grammar import NUMERIC_ORDER
 from palace.nlp.dates import (
     date_from_date_line,
     date_from_filename,
@@ -297,11 +296,7 @@ def read_note(path: Path, git_dates: GitDates | None = None, date_order: str | N
     if doc_date is None:
         doc_date, source = first_dated_heading(text[body_start:]), "heading"
     if doc_date is None:
-        token = NUMERIC_ORDER.set(order)
-        try:
-            doc_date, source = date_from_date_line(text[body_start:]), "date line"
-        finally:
-            NUMERIC_ORDER.reset(token)
+        doc_date, source = date_from_date_line(text[body_start:], date_order=order), "date line"
     if doc_date is None and git_dates is not None:
         doc_date, source = git_dates.get(path), "git"
     if doc_date is None:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable, Collection, Iterator
 
-from palace.config import date_order, read_config
+from palace.config import Config
 from palace.graph.corrections import mark_candidates, replay
 from palace.store import sqlite as store
 from palace.store.drawers import (
@@ -154,27 +154,29 @@ PARALLEL_MIN_DRAWERS = 2000
 WORKER_MB = 400
 
 
-def nlp_processes(drawers: int, palace_dir: Path) -> int:
+def nlp_processes(drawers: int, config: Config) -> int:
     """How many processes read the NLP of a run with ``drawers`` new drawers.
 
     1 — this process — for fewer than :data:`PARALLEL_MIN_DRAWERS` drawers (a watcher's
-    save), whatever the settings. Else ``$PALACE_NLP_PROCESSES`` or ``config.json``'s
-    ``"nlp_processes"`` when set (raises :class:`ConfigError` unless a whole number ≥ 1);
+    save), whatever the settings. Else ``$PALACE_NLP_PROCESSES`` (raises
+    :class:`ConfigError` unless a whole number ≥ 1) or ``config.nlp_processes`` when set;
     else 1 on a machine with two cores or fewer (spaCy and the embedding thread already
     keep one core each), and one per core but the embedder's, no more than the free
     memory holds at :data:`WORKER_MB` each."""
     if drawers < PARALLEL_MIN_DRAWERS:  # a watcher's save: no worker is worth starting, whatever the setting
         return 1
-    raw = os.environ.get("PALACE_NLP_PROCESSES") or read_config(palace_dir).get("nlp_processes")
-    if raw is not None:
+    raw = os.environ.get("PALACE_NLP_PROCESSES")
+    if raw:
         try:
             wanted = int(raw)
-            if wanted < 1 or isinstance(raw, bool):
+            if wanted < 1:
                 raise ValueError
-        except (TypeError, ValueError):
+        except ValueError:
             raise ConfigError(f"nlp_processes must be a whole number ≥ 1, not {raw!r}",
                               hint="set it in config.json or $PALACE_NLP_PROCESSES, e.g. 4") from None
         return wanted
+    if config.nlp_processes is not None:
+        return config.nlp_processes
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     if cores <= 2:
         return 1
@@ -322,7 +324,8 @@ def mine(
     cancel = cancel or threading.Event()
     forgotten = forgotten_paths(conn)  # read once: a walk of many notes asks for each
     git_dates = GitDates(root)
-    order = date_order(palace.path)
+    config = palace.config
+    order = config.date_order
     for decision in decisions:
         if cancel.is_set():
             break
@@ -405,8 +408,8 @@ def mine(
     submitted = {item[0] for item in leftovers}
     worker.submit(leftovers)
     try:
-        processes = nlp_processes(sum(len(item.new) for item in pending), palace.path)
-        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(palace.path)),
+        processes = nlp_processes(sum(len(item.new) for item in pending), config)
+        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(config)),
                               processes=processes)
         # spaCy's string store keeps every new token; a memory zone frees those of this
         # run once it ends (the watcher mines for days; nothing of a Doc outlives the loop)
@@ -414,9 +417,9 @@ def mine(
         with zone:
             pending.sort(key=lambda item: len(item.new) > LARGE_NOTE_DRAWERS)  # stable: small notes first
             _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done, cancel,
-                               owner=read_config(palace.path).get("owner"), on_progress=on_progress)
+                               owner=config.owner, on_progress=on_progress)
         if any(o.status != "unchanged" for o in outcomes) or store.get_meta(conn, resolution_key):
-            finish_resolution(conn, wing, registry, palace.path)
+            finish_resolution(conn, wing, registry, config)
     finally:
         embedded_count[0] = worker.finish()
     flush_tombstones(palace)
@@ -529,7 +532,7 @@ def _moves(conn, root: Path, pending: list[_Pending], vanished: list, done) -> t
     return left, [r for r in vanished if r["id"] not in moved_rows]
 
 
-def finish_resolution(conn, wing: str, registry: dict, palace_dir: Path | None = None) -> None:
+def finish_resolution(conn, wing: str, registry: dict, config: Config | None = None) -> None:
     """Link lower-case names, re-resolve ``wing``'s entities and replay the user's fact
     decisions (:func:`palace.graph.corrections.replay`), then clear its
     ``resolution_pending`` mark, in two transactions. A kill between them leaves the mark set, and the next
@@ -539,8 +542,8 @@ def finish_resolution(conn, wing: str, registry: dict, palace_dir: Path | None =
         link_lowercase_mentions(conn, wing)
     with store.transaction(conn):
         resolve_wing(conn, wing, registry)
-        if palace_dir is not None:  # facts this wing's trust settings send to review
-            mark_candidates(conn, palace_dir, wing, registry)
+        if config is not None:  # facts this wing's trust settings send to review
+            mark_candidates(conn, config, wing, registry)
         replay(conn, registry)  # the user's decisions, on the facts read again
         conn.execute("DELETE FROM meta WHERE key = ?", (f"resolution_pending:{wing}",))
 

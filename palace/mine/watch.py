@@ -41,7 +41,7 @@ from pathlib import Path, PurePosixPath
 from palace.mine.discovery import IGNORE_FILES, SKIPPED_FOLDERS, is_editor_artifact
 from palace.errors import UsageError
 from palace.ops.locks import try_lock, unlock
-from palace.ops.daemon import LOCK_FILE, PID_FILE, STATE_FILE, AlreadyWatching, read_pid
+from palace.ops.daemon import LOCK_FILE, PID_FILE, STATE_FILE, already_watching, read_pid
 
 log = logging.getLogger("palace.watch")
 
@@ -112,7 +112,7 @@ class PalaceLock:
         """Take the lock or raise :class:`AlreadyWatching` naming the holder's pid."""
         fd = try_lock(self.palace_dir / LOCK_FILE)
         if fd is None:
-            raise AlreadyWatching.of(self.palace_dir)
+            raise already_watching(self.palace_dir)
         self._fd = fd
         (self.palace_dir / PID_FILE).write_text(f"{os.getpid()}\n")
 
@@ -372,9 +372,10 @@ class Watcher:
     def start(self) -> None:
         """Take the lock, start observing, and start the watcher thread (which catches
         up every root before :meth:`wait_ready` returns). Raises :class:`AlreadyWatching`
-        when another watcher runs and :class:`palace.ops.locks.PalaceBusy` while a ``palace
+        when another watcher runs and :class:`palace.errors.PalaceBusy` while a ``palace
         mine`` writes."""
-        from palace.ops.locks import PalaceBusy, mine_running
+        from palace.errors import PalaceBusy
+        from palace.ops.locks import mine_running
 
         if mine_running(self.palace_dir):
             raise PalaceBusy(f"a `palace mine` is writing {self.palace_dir}",

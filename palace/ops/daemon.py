@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from palace.errors import PalaceError, UsageError
+from palace.errors import AlreadyWatching, PalaceError, UsageError
 from palace.ops.locks import WATCH_LOCK, WATCH_PID, held, watcher_pid
 
-__all__ = ["DaemonStatus", "daemon_status", "start_daemon", "stop_daemon", "AlreadyWatching", "read_state"]
+__all__ = ["DaemonStatus", "daemon_status", "start_daemon", "stop_daemon", "already_watching", "read_state"]
 
 PID_FILE = WATCH_PID  # the watcher's files, inside the palace
 LOCK_FILE = WATCH_LOCK
@@ -33,15 +33,11 @@ LOG_FILE = "watch.log"
 STALE_HEARTBEAT_S = 60.0
 
 
-class AlreadyWatching(UsageError):
-    """Another watcher holds this palace's lock."""
-
-    @classmethod
-    def of(cls, palace_dir: Path) -> "AlreadyWatching":
-        """The error for ``palace_dir``, naming the holder's pid when known."""
-        pid = read_pid(palace_dir)
-        return cls(f"a watcher is already running for {palace_dir}" + (f" (pid {pid})" if pid else ""),
-                   hint="`palace daemon status` shows it; `palace daemon stop` stops it")
+def already_watching(palace_dir: Path) -> AlreadyWatching:
+    """The error for a second watcher of ``palace_dir``, naming the holder's pid when known."""
+    pid = read_pid(palace_dir)
+    return AlreadyWatching(f"a watcher is already running for {palace_dir}" + (f" (pid {pid})" if pid else ""),
+                           hint="`palace daemon status` shows it; `palace daemon stop` stops it")
 
 
 read_pid = watcher_pid  # the pid in ``watch.pid``, or None
@@ -115,7 +111,7 @@ def start_daemon(palace_dir: Path, paths: Sequence[Path], *, debounce: float = 0
         if not Path(path).expanduser().is_dir():
             raise UsageError(f"not a folder: {path}", hint="give `palace watch` folders of notes")
     if is_locked(palace_dir):  # say so now, with the pid, rather than in the log
-        raise AlreadyWatching.of(palace_dir)
+        raise already_watching(palace_dir)
     palace_dir.mkdir(parents=True, exist_ok=True)
     log_path = palace_dir / LOG_FILE
     args = [sys.executable, "-m", "palace", "watch",

@@ -98,7 +98,7 @@ def doctor(palace: "Palace", *, repair: bool = False) -> DoctorReport:
 
         wings = pending_resolutions(palace.conn)
         for wing in wings:
-            finish_resolution(palace.conn, wing, palace.registry, palace.path)
+            finish_resolution(palace.conn, wing, palace.registry, palace.config)
         done.append(f"finished the entity resolution of {', '.join(wings)}")
     return DoctorReport(_checks(palace), tuple(done), tuple(c for c in checks if not c.ok))
 

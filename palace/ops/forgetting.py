@@ -271,7 +271,7 @@ def _finish(palace: "Palace", wings: list[str]) -> None:
     conn = palace.conn
     for wing in wings:
         if conn.execute("SELECT 1 FROM files WHERE wing = ? LIMIT 1", (wing,)).fetchone():
-            finish_resolution(conn, wing, palace.registry, palace.path)
+            finish_resolution(conn, wing, palace.registry, palace.config)
         else:  # the wing is gone: what its names implied elsewhere goes with it
             with store.transaction(conn):
                 conn.execute("DELETE FROM meta WHERE key = ?", (f"resolution_pending:{wing}",))

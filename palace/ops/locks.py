@@ -16,16 +16,12 @@ import fcntl
 import os
 from pathlib import Path
 
-from palace.errors import UsageError
+from palace.errors import PalaceBusy, UsageError
 
 MINE_LOCK = "mine.lock"
 #: the watcher's lock (held for its life) and pid file (see :mod:`palace.mine.watch`)
 WATCH_LOCK = "watch.lock"
 WATCH_PID = "watch.pid"
-
-
-class PalaceBusy(UsageError):
-    """Another process is writing this palace."""
 
 
 class MineLock:

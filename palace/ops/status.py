@@ -103,9 +103,7 @@ def _warnings(palace: "Palace") -> tuple[str, ...]:
 def _unused_predicates(palace: "Palace") -> tuple[str, ...]:
     """The predicates of ``config.json`` (added or overriding a shipped one) of which the
     palace holds no fact, live or invalidated, though it has mined notes."""
-    from palace.config import read_config
-
-    names = [p.get("name") for p in read_config(palace.path).get("predicates", []) if isinstance(p, dict)]
+    names = [p.get("name") for p in palace.config.predicates]
     if not names or not palace.conn.execute("SELECT 1 FROM drawers LIMIT 1").fetchone():
         return ()
     used = {r[0] for r in palace.conn.execute(

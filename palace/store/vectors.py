@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from palace.config import quiet_third_parties
+from palace.config import Config, quiet_third_parties
 from palace.store.vector_cache import VECTOR_CACHE, VectorCache
 
 if TYPE_CHECKING:
@@ -439,20 +439,13 @@ class ChromaServer(_ChromaStore):
         return False
 
 
-def open_vector_store(palace_dir: Path) -> VectorStore:
+def open_vector_store(palace_dir: Path, config: "Config | None" = None) -> VectorStore:
     """The vector store of the palace at ``palace_dir``: a Chroma server when
-    ``$PALACE_CHROMA_URL`` (set by ``palace --chroma-url URL``) or ``config.json``'s
-    ``"vectors": {"url": …, "collection": …}`` names one, else the embedded Chroma under
-    ``palace_dir/chroma``. Raises :class:`palace.errors.ConfigError` for a bad
-    ``vectors`` entry."""
-    from palace.config import read_config
-    from palace.errors import ConfigError
-
-    settings = read_config(palace_dir).get("vectors") or {}
-    if not isinstance(settings, dict):
-        raise ConfigError('config.json: "vectors" must be an object',
-                          hint='{"vectors": {"url": "http://localhost:8000", "collection": "my-notes"}}')
-    url = os.environ.get("PALACE_CHROMA_URL") or settings.get("url")
+    ``$PALACE_CHROMA_URL`` (set by ``palace --chroma-url URL``) or ``config``'s
+    ``vectors`` (``config.json``'s ``"vectors": {"url": …, "collection": …}``) names one,
+    else the embedded Chroma under ``palace_dir/chroma``."""
+    settings = config.vectors if config is not None and config.vectors is not None else None
+    url = os.environ.get("PALACE_CHROMA_URL") or (settings.url if settings else None)
     if not url:
         return EmbeddedChroma(palace_dir)
-    return ChromaServer(str(url), str(settings.get("collection") or COLLECTION))
+    return ChromaServer(str(url), str((settings.collection if settings else None) or COLLECTION))
