@@ -20,18 +20,12 @@ def doctor(
 ) -> None:
     """Check the palace: SQLite integrity, schema, full-text index, vectors, pending
     resolution, orphan rows. Exit 1 while a check fails."""
-    import contextlib
-
     from rich.markup import escape
 
-    from palace.config import resolve_palace_path
     from palace.core import Palace
-    from palace.ops.locks import sole_writer
 
-    path = resolve_palace_path(palace_dir)
-    with Palace.open(path, create=False) as palace:  # a mistyped path is refused before any lock is made
-        with sole_writer(path, "repair") if repair else contextlib.nullcontext():
-            report = palace.doctor(repair=repair)
+    with Palace.open(palace_dir, create=False) as palace:  # a mistyped path is refused before any lock is made
+        report = palace.doctor(repair=repair)
     if as_json:
         typer.echo(to_json(report))
     else:

@@ -29,11 +29,8 @@ def mine(
 
     if not path.expanduser().is_dir():
         raise UsageError(f"not a folder: {path}", hint="give `palace mine` a folder of notes")
-    from palace.config import resolve_palace_path
-    from palace.ops.locks import sole_writer
-
     err = console(stderr=True)
-    with sole_writer(resolve_palace_path(palace_dir)), Palace.open(palace_dir) as palace:
+    with Palace.open(palace_dir) as palace:
         progress = Progress(
             TextColumn("[bold]mining[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(), TextColumn("[dim]{task.fields[current]}"), console=err, transient=True,

@@ -1,25 +1,29 @@
-"""The palace handle: one object owns the store (STYLE.md §2).
+"""The palace handle: one object on top that composes the store and the flows (STYLE.md §2).
 
-``Palace.open(path)`` opens palace.db (WAL, foreign keys, migrations) and opens the
-Chroma index and the embedding model lazily; ``mine``, ``ask`` and ``status`` all go through
-it, and so do the tests.
+``Palace.open(path)`` opens the store (:class:`palace.store.store.Store`: palace.db with
+WAL, foreign keys and migrations; the vector index; the embedding model, loaded lazily)
+and reads the settings (:class:`palace.config.Config`). Every command is a method that
+hands the flow what it uses — the store, the config, the predicate registry — and takes
+the palace's write lock (:mod:`palace.ops.locks`) around the writes; no flow imports
+the handle. ``mine``, ``ask`` and ``status`` all go through it, and so do the tests.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterator, cast
 
-from palace.store import sqlite as store
+from palace.store import sqlite as db
 from palace.config import CONFIG_FILENAME, Config, quiet_third_parties, resolve_palace_path
-from palace.errors import ModelMismatch, PalaceNotFound, UsageError
+from palace.errors import PalaceNotFound, UsageError
+from palace.store.store import Store
 from palace.store.vectors import VectorStore, open_vector_store
 
 if TYPE_CHECKING:
     import datetime as dt
+    import threading
 
     from palace.graph.changes import ChangeSet
     from palace.graph.corrections import FactDecision, Review
@@ -35,9 +39,10 @@ if TYPE_CHECKING:
 
 
 class Palace:
-    """An open palace: ``conn`` (SQLite, the truth), ``vectors`` (a
-    :class:`~palace.store.vectors.VectorStore`, derived), and every command as a method
-    returning a typed result (its JSON by :func:`palace.results.to_json`).
+    """An open palace: its :attr:`store` (``conn``: SQLite, the truth; ``vectors``: a
+    :class:`~palace.store.vectors.VectorStore`, derived; the embedder), its
+    :attr:`config` and :attr:`registry`, and every command as a method returning a typed
+    result (its JSON by :func:`palace.results.to_json`).
 
     Use :meth:`open`; close with :meth:`close` or a ``with`` block. One warm process
     may call it from several threads: each thread reads and writes through its own
@@ -49,11 +54,6 @@ class Palace:
     def __init__(self, path: Path, conn: sqlite3.Connection, embedder: "Embedder | None" = None,
                  vectors: VectorStore | None = None) -> None:
         self.path = path
-        self._local = threading.local()
-        self._local.conn = conn
-        self._connections: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {
-            threading.get_ident(): (threading.current_thread(), conn)}
-        self._connections_lock = threading.Lock()
         self._config: tuple[tuple | None, Config] | None = None
         self._registry: tuple[Config, dict] | None = None
         try:
@@ -61,8 +61,7 @@ class Palace:
         except Exception:
             conn.close()
             raise
-        self.vectors: VectorStore = vectors if vectors is not None else open_vector_store(path, config)
-        self._embedder = embedder
+        self.store = Store(path, conn, vectors if vectors is not None else open_vector_store(path, config), embedder)
 
     @classmethod
     def open(
@@ -82,27 +81,21 @@ class Palace:
             return cast(Palace, _Borrowed(lent))
         if resolved.exists() and not resolved.is_dir():
             raise UsageError(f"the palace path {resolved} is a file, not a folder", hint="pass --palace DIR")
-        if not create and not (resolved / store.DB_FILENAME).exists():
+        if not create and not (resolved / db.DB_FILENAME).exists():
             raise PalaceNotFound(
                 f"no palace at {resolved}", hint="run `palace mine DIR` first, or pass --palace"
             )
-        return cls(resolved, store.connect(resolved), embedder, vectors)
+        return cls(resolved, db.connect(resolved), embedder, vectors)
 
     @property
     def conn(self) -> sqlite3.Connection:
-        """This thread's SQLite connection to ``palace.db`` (opened on its first use; the
-        connections of threads that have ended are closed then, so a server that starts a
-        thread per request holds one per live thread)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = store.connect(self.path, setup=False)
-            with self._connections_lock:
-                for ident, (thread, old) in list(self._connections.items()):
-                    if not thread.is_alive():
-                        old.close()
-                        del self._connections[ident]
-                self._connections[threading.get_ident()] = (threading.current_thread(), conn)
-        return conn
+        """This thread's SQLite connection to ``palace.db`` (:attr:`Store.conn`)."""
+        return self.store.conn
+
+    @property
+    def vectors(self) -> VectorStore:
+        """The vector store (:attr:`Store.vectors`)."""
+        return self.store.vectors
 
     @contextmanager
     def lend(self) -> Iterator["Palace"]:
@@ -119,10 +112,19 @@ class Palace:
 
     def close(self) -> None:
         """Close every SQLite connection of this handle (call it once no thread uses it)."""
-        with self._connections_lock:
-            for _thread, conn in self._connections.values():
-                conn.close()
-            self._connections.clear()
+        self.store.close()
+
+    @contextmanager
+    def _writing(self, doing: str, *, whole_run: bool = True) -> Iterator[None]:
+        """Hold the palace's write lock for a ``with`` block (:mod:`palace.ops.locks`):
+        for a whole run (``whole_run``: a mine, a repair, a forget, an import) it is
+        refused at once beside another writer or a watcher; for one short write it waits
+        a few seconds for the write at hand. ``doing`` names the work in the refusal.
+        Raises :class:`palace.errors.PalaceBusy`."""
+        from palace.ops.locks import sole_writer, write_lock
+
+        with sole_writer(self.path, doing) if whole_run else write_lock(self.path, doing):
+            yield
 
     def __enter__(self) -> "Palace":
         return self
@@ -132,12 +134,8 @@ class Palace:
 
     @property
     def embedder(self) -> "Embedder":
-        """The embedding model (the packaged all-MiniLM-L6-v2 unless one was given)."""
-        if self._embedder is None:
-            from palace.store.embedding import default_embedder
-
-            self._embedder = default_embedder()
-        return self._embedder
+        """The embedding model (:attr:`Store.embedder`)."""
+        return self.store.embedder
 
     @property
     def config(self) -> Config:
@@ -169,30 +167,12 @@ class Palace:
 
     def model_info(self) -> tuple[str | None, int | None]:
         """``(name, dimension)`` of the embedding model recorded in this palace, if any."""
-        name = store.get_meta(self.conn, "embedding_model")
-        dim = store.get_meta(self.conn, "embedding_dimension")
-        return name, int(dim) if dim else None
+        return self.store.model_info()
 
     def check_model(self, *, record: bool = False) -> None:
-        """Make sure the palace's vectors were made by the current embedder.
-
-        With ``record=True`` an empty palace records the current model. Raises
-        :class:`ModelMismatch` (with a hint) when the names or dimensions differ.
-        """
-        name, dim = self.model_info()
-        current = (self.embedder.name, self.embedder.dimension)
-        if name is None:
-            if record:
-                with store.transaction(self.conn):
-                    store.set_meta(self.conn, "embedding_model", current[0])
-                    store.set_meta(self.conn, "embedding_dimension", str(current[1]))
-            return
-        if (name, dim) != current:
-            raise ModelMismatch(
-                f"this palace was built with the embedding model {name} ({dim} dimensions); "
-                f"palace is using {current[0]} ({current[1]} dimensions)",
-                hint="use the palace with the model it was built with, or mine into a new --palace",
-            )
+        """Make sure the palace's vectors were made by the current embedder
+        (:meth:`Store.check_model`); raises :class:`palace.errors.ModelMismatch`."""
+        self.store.check_model(record=record)
 
     def mine(
         self,
@@ -208,11 +188,13 @@ class Palace:
     ) -> "MineReport":
         """Mine the folder ``root`` into the wing ``wing`` (default: the folder's name);
         ``paths``, ``verify``, ``cancel`` and ``on_progress`` (a long note's drawers read)
-        as in :func:`palace.mine.run.mine`."""
+        as in :func:`palace.mine.run.mine`. Holds the write lock for the run: raises
+        :class:`palace.errors.PalaceBusy` beside another writer or a watcher."""
         from palace.mine.run import mine
 
-        return mine(self, Path(root), wing=wing, on_file=on_file, on_start=on_start, paths=paths, verify=verify,
-                    cancel=cancel, on_progress=on_progress)
+        with self._writing("mine"):
+            return mine(self, Path(root), wing=wing, on_file=on_file, on_start=on_start, paths=paths,
+                        verify=verify, cancel=cancel, on_progress=on_progress)
 
     def ask(self, question: str, **options) -> "AskResult":
         """Answer ``question`` with cited drawers; see :func:`palace.ask.query.ask`."""
@@ -221,11 +203,15 @@ class Palace:
         return ask(self, question, **options)
 
     def doctor(self, *, repair: bool = False) -> "DoctorReport":
-        """Check the palace (and with ``repair`` rebuild what is derived); see
-        :func:`palace.ops.doctor.doctor`. Hold :func:`palace.ops.locks.sole_writer` to repair."""
+        """Check the palace (and with ``repair`` rebuild what is derived, holding the write
+        lock: :class:`palace.errors.PalaceBusy` beside another writer); see
+        :func:`palace.ops.doctor.doctor`."""
         from palace.ops.doctor import doctor
 
-        return doctor(self, repair=repair)
+        if not repair:
+            return doctor(self, repair=False)
+        with self._writing("repair"):
+            return doctor(self, repair=True)
 
     def status(self) -> "StatusReport":
         """Counts and per-file state; see :func:`palace.ops.status.status`."""

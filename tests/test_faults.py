@@ -135,7 +135,7 @@ def test_one_writer_at_a_time(tmp_path):
     palace_dir = tmp_path / "palace"
     with MineLock(palace_dir):  # a mine is writing
         out = CliRunner().invoke(app, ["mine", str(notes), "--palace", str(palace_dir)])
-        assert out.exit_code == 1 and "is busy: another `palace mine` is writing it" in out.output
+        assert out.exit_code == 1 and "is busy: another process is writing it" in out.output
         assert f"(pid {os.getpid()})" in out.output
         from palace.errors import PalaceBusy
         from palace.mine.watch import Watcher

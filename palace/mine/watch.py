@@ -597,8 +597,10 @@ class Watcher:
         self._step_committed = False
         cancel = _Yielding(self._stop, lambda: self._step_committed and self.queue.has_due(self.debounce))
         try:
-            report = palace.mine(root, wing=state.wing, paths=paths, verify=verify, cancel=cancel,
-                                 on_progress=self._progress)
+            from palace.mine.run import mine  # the flow itself: Palace.mine refuses beside a watcher
+
+            report = mine(palace, root, wing=state.wing, paths=paths, verify=verify, cancel=cancel,
+                          on_progress=self._progress)
         except UsageError as exc:  # e.g. the wing belongs to another folder: retrying cannot help
             state.state, state.reason = "refused", exc.message
             self._error(index, f"{root}: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""))

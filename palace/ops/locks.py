@@ -1,11 +1,14 @@
-"""One writer at a time: the lock a ``palace mine`` holds while it writes.
+"""One writer at a time: the locks a palace's writers hold.
 
-A watcher holds ``watch.lock`` for its whole life (:class:`palace.mine.watch.PalaceLock`); a
-``palace mine`` holds ``mine.lock`` while it runs. Both are exclusive ``flock`` s the
-kernel drops when the process dies, so a killed writer never blocks the next. A second
-mine, or a mine beside a watcher, or a watcher beside a mine, is refused at once with
-:class:`PalaceBusy` (exit 1) rather than racing over the same notes; readers (``ask``,
-``status``) take no lock.
+A watcher holds ``watch.lock`` for its whole life (:class:`palace.mine.watch.PalaceLock`);
+every write holds ``mine.lock`` while it writes: a ``palace mine``, a repair, a forget or
+an import for their whole run (:func:`sole_writer`: refused at once, with
+:class:`PalaceBusy`, beside another writer or a watcher, rather than racing over the same
+notes), a short write such as a fact the user or an agent adds for its transaction
+(:func:`write_lock`: it waits a few seconds for the write at hand, a watcher's mining step
+included). Both are exclusive ``flock`` s the kernel drops when the process dies, so a
+killed writer never blocks the next; a writer never takes it twice (the handle's write
+methods take it, the flows they call never do). Readers (``ask``, ``status``) take no lock.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import time
 from pathlib import Path
 
 from palace.errors import PalaceBusy, UsageError
@@ -24,28 +28,43 @@ WATCH_LOCK = "watch.lock"
 WATCH_PID = "watch.pid"
 
 
+#: how long a short write (a fact added, retracted, reviewed…) waits for the write lock, in seconds
+WRITE_WAIT_S = 10.0
+#: how often a waiting writer tries the lock again, in seconds
+_RETRY_S = 0.05
+
+
 class MineLock:
     """An exclusive ``flock`` on ``mine.lock`` (with the holder's pid written in it), for
-    a ``with`` block: raises :class:`PalaceBusy` naming the holder when it is taken."""
+    a ``with`` block, waiting up to ``wait`` seconds for it: raises :class:`PalaceBusy`
+    naming the holder when it is still taken then."""
 
-    def __init__(self, palace_dir: Path) -> None:
+    def __init__(self, palace_dir: Path, *, wait: float = 0.0, doing: str = "mine") -> None:
         self.path = palace_dir / MINE_LOCK
+        self.wait = wait
+        self.doing = doing
         self._fd: int | None = None
 
     def __enter__(self) -> "MineLock":
         fd = open_lock_file(self.path)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            holder = os.read(fd, 32).decode("ascii", "replace").strip()
-            os.close(fd)
-            if exc.errno in (errno.EAGAIN, errno.EACCES):
-                raise PalaceBusy(
-                    f"the palace at {self.path.parent} is busy: another `palace mine` is writing it"
-                    + (f" (pid {holder})" if holder.isdigit() else ""),
-                    hint="wait for it to finish, then run this again",
-                ) from None
-            raise
+        deadline = time.monotonic() + self.wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    raise
+                if time.monotonic() >= deadline:
+                    holder = os.read(fd, 32).decode("ascii", "replace").strip()
+                    os.close(fd)
+                    raise PalaceBusy(
+                        f"the palace at {self.path.parent} is busy: another process is writing it"
+                        + (f" (pid {holder})" if holder.isdigit() else "") + f"; it cannot {self.doing} now",
+                        hint="wait for it to finish, then run this again",
+                    ) from None
+                time.sleep(_RETRY_S)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
@@ -57,6 +76,14 @@ class MineLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+
+def write_lock(palace_dir: Path, doing: str, *, wait: float = WRITE_WAIT_S) -> MineLock:
+    """The write lock for one short write (``doing`` names it: "add a fact"), waiting up
+    to ``wait`` seconds for the writer at hand — a watcher's mining step included — and
+    raising :class:`PalaceBusy` after that (a whole ``palace mine`` or repair holds it
+    for its run)."""
+    return MineLock(palace_dir, wait=wait, doing=doing)
 
 
 def mine_running(palace_dir: Path) -> bool:
@@ -101,7 +128,7 @@ def sole_writer(palace_dir: Path, doing: str = "mine"):
         raise PalaceBusy(f"a watcher{f' (pid {pid})' if pid else ''} keeps this palace current: it cannot {doing}"
                          " beside it",
                          hint="let it mine (`palace watch` the folder), or `palace daemon stop` first")
-    with MineLock(palace_dir):
+    with MineLock(palace_dir, doing=doing):
         yield
 
 
