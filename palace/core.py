@@ -209,15 +209,15 @@ class Palace:
         from palace.ops.doctor import doctor
 
         if not repair:
-            return doctor(self, repair=False)
+            return doctor(self.store, self.config, self.registry, repair=False)
         with self._writing("repair"):
-            return doctor(self, repair=True)
+            return doctor(self.store, self.config, self.registry, repair=True)
 
     def status(self) -> "StatusReport":
         """Counts and per-file state; see :func:`palace.ops.status.status`."""
         from palace.ops.status import status
 
-        return status(self)
+        return status(self.store, self.config)
 
     def facts(self, *, about: str | None = None, predicate: str | None = None, as_of: "dt.date | None" = None,
               known_at: str | None = None, limit: int = 500, typed_only: bool = True,
