@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from palace.graph.corrections import FactDecision, Review
     from palace.ops.daemon import DaemonStatus
     from palace.ops.doctor import DoctorReport
+    from palace.ops.forgetting import ForgetReport
     from palace.store.embedding import Embedder
     from palace.graph.facts import FactsResult
     from palace.graph.profile import Connection, EntityProfile
@@ -218,6 +219,30 @@ class Palace:
         from palace.ops.status import status
 
         return status(self.store, self.config)
+
+    def forget(self, path: str | None = None, *, wing: str | None = None, entity: str | None = None,
+               dry_run: bool = False) -> "ForgetReport":
+        """Forget a note or folder (``path``), a ``wing`` or an ``entity`` everywhere, then
+        compact the store; see :func:`palace.ops.forgetting.forget`. Holds the write lock
+        for the run (a ``dry_run`` changes nothing and takes none): raises
+        :class:`palace.errors.PalaceBusy` beside another writer or a watcher, and
+        :class:`UsageError` for an unknown target."""
+        from palace.ops.forgetting import forget
+
+        if dry_run:
+            return forget(self.store, self.config, self.registry, path=path, wing=wing, entity=entity, dry_run=True)
+        with self._writing("forget"):
+            return forget(self.store, self.config, self.registry, path=path, wing=wing, entity=entity)
+
+    def allow(self, path: str | None = None, *, wing: str | None = None) -> int:
+        """Let the notes forgotten at ``path`` (a note or a folder) or of ``wing`` be mined
+        again; how many were blocked. One short write: waits a few seconds for the write
+        lock (:class:`palace.errors.PalaceBusy` after that). See
+        :func:`palace.ops.forgetting.allow`."""
+        from palace.ops.forgetting import allow
+
+        with self._writing("allow forgotten notes", whole_run=False):
+            return allow(self.conn, path, wing=wing)
 
     def facts(self, *, about: str | None = None, predicate: str | None = None, as_of: "dt.date | None" = None,
               known_at: str | None = None, limit: int = 500, typed_only: bool = True,
