@@ -9,6 +9,7 @@ notes), a short write such as a fact the user or an agent adds for its transacti
 included). Both are exclusive ``flock`` s the kernel drops when the process dies, so a
 killed writer never blocks the next; a writer never takes it twice (the handle's write
 methods take it, the flows they call never do). Readers (``ask``, ``status``) take no lock.
+A warm server (``palace serve``) holds ``serve.lock`` for its life: one server a palace.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ MINE_LOCK = "mine.lock"
 #: the watcher's lock (held for its life) and pid file (see :mod:`palace.mine.watch`)
 WATCH_LOCK = "watch.lock"
 WATCH_PID = "watch.pid"
+#: the warm server's lock, held for its life (:meth:`palace.core.Palace.claim_server`)
+SERVE_LOCK = "serve.lock"
 
 
 #: how long a short write (a fact added, retracted, reviewed…) waits for the write lock, in seconds
