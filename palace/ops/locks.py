@@ -1,6 +1,6 @@
 """One writer at a time: the locks a palace's writers hold.
 
-A watcher holds ``watch.lock`` for its whole life (:class:`palace.mine.watch.PalaceLock`);
+A watcher holds ``watch.lock`` for its whole life (:class:`palace.mine.watch.Watcher`);
 every write holds ``mine.lock`` while it writes: a ``palace mine``, a repair, a forget or
 an import for their whole run (:func:`sole_writer`: refused at once, with
 :class:`PalaceBusy`, beside another writer or a watcher, rather than racing over the same
@@ -94,6 +94,11 @@ def mine_running(palace_dir: Path) -> bool:
     return held(palace_dir / MINE_LOCK)
 
 
+def watcher_running(palace_dir: Path) -> bool:
+    """True while some process holds the palace's ``watch.lock`` (a watcher runs)."""
+    return held(palace_dir / WATCH_LOCK)
+
+
 def held(lock_file: Path) -> bool:
     """True while some process holds an exclusive ``flock`` on ``lock_file`` (False when
     the file does not exist)."""
@@ -126,7 +131,7 @@ def sole_writer(palace_dir: Path, doing: str = "mine"):
     :class:`PalaceBusy` when a watcher keeps it current (two writers would race over the
     same notes) or another writer holds :class:`MineLock`. ``doing`` names the work in the
     message ("mine", "repair")."""
-    if held(palace_dir / WATCH_LOCK):
+    if watcher_running(palace_dir):
         pid = watcher_pid(palace_dir)
         raise PalaceBusy(f"a watcher{f' (pid {pid})' if pid else ''} keeps this palace current: it cannot {doing}"
                          " beside it",
