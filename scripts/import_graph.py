@@ -20,7 +20,8 @@ The layout adds two rules (printed by ``--check``; they fail it with ``--layout`
 - **the store is the one door to SQL**: ``.execute(``, ``.executemany(`` and
   ``.executescript(`` are called only in ``palace.store`` and in the modules of
   :data:`ALGORITHM_READS`, each with the reason its SQL is the algorithm itself (found
-  by a scan of each module's syntax tree, so a string or a comment never counts).
+  by a scan of each module's syntax tree, so a string or a comment never counts); an
+  entry that names no module, or one that runs no SQL, is stale and a break too.
 """
 
 from __future__ import annotations
@@ -130,15 +131,19 @@ def sql_calls(source: str) -> list[int]:
 
 def sql_problems(sources: dict[str, str], allowed: dict[str, str] | None = None) -> list[str]:
     """Every module of ``sources`` (``{dotted name: source}``) outside ``palace.store`` and
-    ``allowed`` (default :data:`ALGORITHM_READS`) that runs SQL itself, with its lines."""
+    ``allowed`` (default :data:`ALGORITHM_READS`) that runs SQL itself, with its lines;
+    and every entry of ``allowed`` that is stale (no such module, or it runs no SQL)."""
     allowed = ALGORITHM_READS if allowed is None else allowed
     found = []
     for name, source in sorted(sources.items()):
-        if name == "palace.store" or name.startswith("palace.store.") or name in allowed:
-            continue
         lines = sql_calls(source)
-        if lines:
+        if name in allowed:
+            if not lines:
+                found.append(f"stale algorithm read: {name} runs no SQL")
+            continue
+        if lines and not (name == "palace.store" or name.startswith("palace.store.")):
             found.append(f"sql outside the store: {name} (lines {', '.join(map(str, lines))})")
+    found += [f"stale algorithm read: no module {name}" for name in sorted(set(allowed) - set(sources))]
     return found
 
 

@@ -90,6 +90,13 @@ def test_the_checker_reports_sql_outside_the_store():
     assert found == ["sql outside the store: palace.graph.cards (lines 3)",
                      "sql outside the store: palace.ops.doctor (lines 2)"]
     assert len(graph_module.sql_problems(planted, allowed={})) == 3
+    stale = graph_module.sql_problems(planted, allowed={"palace.ask.retrievers": "the ranking is SQL",
+                                                        "palace.mine.reading": "it was, once",
+                                                        "palace.ask.gone": "moved away"})
+    assert stale == ["sql outside the store: palace.graph.cards (lines 3)",
+                     "stale algorithm read: palace.mine.reading runs no SQL",
+                     "sql outside the store: palace.ops.doctor (lines 2)",
+                     "stale algorithm read: no module palace.ask.gone"]
 
 
 def test_the_layout_rules_fail_the_check_only_when_enforced(monkeypatch):
