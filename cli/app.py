@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import typer
 
-from palace.errors import PalaceError, UsageError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -114,26 +113,12 @@ def guarded(func: Callable) -> Callable:
 
 
 def parse_day(value: str | None, option: str, *, end: bool = False, now: dt.date | None = None) -> dt.date | None:
-    """Parse an option's day: ISO ``YYYY-MM-DD``, or any form palace reads in questions
-    (``2024``, ``Q3 2024``, ``last month``; relative to ``now``). A period gives its first
-    day, or its last day with ``end=True`` (``--until 2024`` means through 2024-12-31).
-    Raises :class:`UsageError` when nothing in ``value`` is a date."""
-    if not value:
-        return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        pass
-    from palace.nlp.dates import find_date_window
+    """The day an option names (ISO ``YYYY-MM-DD``, ``2024``, ``Q3 2024``, ``last month``…;
+    its last day with ``end=True``): :meth:`palace.core.Palace.parse_day`. Raises
+    :class:`UsageError` naming ``option`` when nothing in ``value`` is a date."""
+    from palace.core import Palace
 
-    found = find_date_window(value, now or dt.date.today())
-    if found is None or found[1].strip().lower() not in value.strip().lower():
-        raise UsageError(f"{option}: cannot read a date from {value!r}", hint="use YYYY-MM-DD, e.g. 2024-04-12")
-    interval, text = found
-    leftover = value.strip().lower().replace(text.strip().lower(), "", 1).strip(" ,.")
-    if leftover:
-        raise UsageError(f"{option}: cannot read a date from {value!r}", hint="use YYYY-MM-DD, e.g. 2024-04-12")
-    return interval.end - dt.timedelta(days=1) if end else interval.start
+    return Palace.parse_day(value, option, end=end, now=now)
 
 
 def cite(fact) -> str:

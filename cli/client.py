@@ -42,9 +42,9 @@ def code_id() -> str:
     """Which ``palace`` code this is: its package folder and the modification time of its
     ``__init__.py`` (an upgrade in place rewrites it). A server running other code
     refuses, so an answer never comes from a stale install."""
-    import palace
+    from palace import config  # a module of the package: its folder is the package's
 
-    init = palace.__file__ or ""
+    init = os.path.join(os.path.dirname(config.__file__ or ""), "__init__.py")
     try:
         stamp = os.stat(init).st_mtime_ns
     except OSError:

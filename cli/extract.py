@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import sys
 from pathlib import Path
 from typing import Optional
@@ -27,24 +26,13 @@ def extract_command(
     """Show the facts mining would read from TEXT (or --file): for each sentence, the rule
     that fired, the predicate and its route (one value: supersedes; many: coexist), the
     valid time and where it came from, and the candidates turned down and why."""
-    from palace.config import Config, resolve_palace_path
-    from palace.mine.extract import extract_text
-    from palace.mine.reading import Unreadable, read_note
+    from palace.core import Palace
 
     if (text is None) == (file is None):
         fail("give a TEXT or --file FILE (not both)", hint='palace extract "Ines moved from Oslo to Bergen."')
     day = parse_day(date, "--date")
-    if file is not None:
-        try:
-            note = read_note(file)  # as mining reads it: encoding, front matter, the note's own date
-        except Unreadable as exc:
-            fail(f"cannot read {file}: {exc.reason}")
-        source, day, title = note.text, day or note.doc_date, title or note.title
-    else:
-        source = sys.stdin.read() if text == "-" else text
-    day = day or dt.date.today()
-    result = extract_text(source, date=day, title=title or "", owner=owner,
-                          config=Config.load(resolve_palace_path(palace_dir)))
+    source = None if file is not None else sys.stdin.read() if text == "-" else text
+    result = Palace.extract(source, file=file, date=day, title=title, owner=owner, palace=palace_dir)
     if as_json:
         typer.echo(to_json(result))
         return

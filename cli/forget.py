@@ -26,21 +26,15 @@ def forget(
     vectors, full-text rows, mentions, facts and their sentences in history, and the
     entities and aliases nothing else supports; then compact the store. The audit keeps
     no forgotten content, and a forgotten note is not mined again (unless --allow)."""
-    from palace.config import resolve_palace_path
     from palace.core import Palace
-    from palace.ops.forgetting import allow as allow_again
-    from palace.ops.forgetting import forget as forget_now
-    from palace.ops.locks import sole_writer
 
-    where = resolve_palace_path(palace_dir)
-    with Palace.open(where, create=False) as palace:
+    with Palace.open(palace_dir, create=False) as palace:
         if allow:
-            count = allow_again(palace, path, wing=wing)
+            count = palace.allow(path, wing=wing)
             typer.echo(f"{count} forgotten note{'' if count == 1 else 's'} at {path or 'wing ' + str(wing)}"
                        f" may be mined again")
             return
-        with sole_writer(where, "forget") if not dry_run else _nothing():
-            report = forget_now(palace, path=path, wing=wing, entity=entity, dry_run=dry_run)
+        report = palace.forget(path, wing=wing, entity=entity, dry_run=dry_run)
     if as_json:
         typer.echo(to_json(report))
         return
@@ -51,8 +45,3 @@ def forget(
     if report.kind != "entity" and not report.dry_run:
         typer.echo("these notes will not be mined again; `palace forget --allow PATH` lets them")
 
-
-def _nothing():
-    import contextlib
-
-    return contextlib.nullcontext()

@@ -36,19 +36,16 @@ import sys
 import threading
 import traceback
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import typer
 
 from palace.cli.app import TERMINAL, PalaceOption, Terminal, app, guarded
 from palace.cli.client import MAX_SOCKET_PATH, PROTOCOL, SERVED, code_id, socket_path
 from palace.errors import AlreadyServing, PalaceError, UsageError
-from palace.ops.locks import try_lock, unlock
 
 log = logging.getLogger("palace.serve")
 
-#: The lock file whose holder owns ``palace.sock``.
-LOCK_FILE = "serve.lock"
 #: Longest request line read, in bytes (a question is short; arguments are few).
 MAX_REQUEST_BYTES = 1 << 20
 
@@ -125,7 +122,7 @@ class Server:
         self.requests = 0
         self._active = 0
         self._idle = threading.Condition()
-        self._lock_fd: int | None = None
+        self._release: Callable[[], None] | None = None
         self._server: socketserver.ThreadingMixIn | None = None
         self._thread: threading.Thread | None = None
         self._lending = None
@@ -138,11 +135,11 @@ class Server:
         if len(self.socket.encode()) > MAX_SOCKET_PATH:
             raise UsageError(f"cannot serve {self.path}: the socket path {self.socket} is longer than"
                              f" {MAX_SOCKET_PATH} bytes", hint="use a palace folder with a shorter path")
-        fd = try_lock(self.path / LOCK_FILE)
-        if fd is None:
+        release = self.palace.claim_server()
+        if release is None:
             raise AlreadyServing(f"another process serves {self.path} already",
                                  hint="its answers are the same; stop it first to serve from here")
-        self._lock_fd = fd
+        self._release = release
         try:
             if warm:
                 self._warm()
@@ -184,9 +181,9 @@ class Server:
         if self._lending is not None:
             self._lending.__exit__(None, None, None)
             self._lending = None
-        if self._lock_fd is not None:
-            unlock(self._lock_fd)
-            self._lock_fd = None
+        if self._release is not None:
+            self._release()
+            self._release = None
 
     def _warm(self) -> None:
         """Load the embedding model and the vector index and import the query path, by

@@ -273,8 +273,6 @@ class Extractor:
         self._rules = rules
         self.trace = trace
         self.processes = max(1, processes)
-        self.sentences_parsed = 0
-        self.sentences_seen = 0
 
     @property
     def nlp(self) -> "Language":
@@ -352,10 +350,8 @@ class Extractor:
                 if not submit():
                     break
             while window:
-                extractions, seen, parsed = window.popleft().result()
+                extractions = window.popleft().result()
                 submit()
-                self.sentences_seen += seen
-                self.sentences_parsed += parsed
                 yield from extractions
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
@@ -391,7 +387,6 @@ class Extractor:
             # a sentence is parsed one block at a time: spaCy's sentences run across a
             # heading and its paragraph, and "Renewal" would become an object
             for s, segment in enumerate(segments(doc)):
-                self.sentences_seen += 1
                 rows = table[segment.start:segment.end]
                 lowers = rows[:, 0].tolist()
                 named = any(segment.start_char <= x < segment.end_char for x in starts) or bool(
@@ -405,7 +400,6 @@ class Extractor:
         mentions = [list(extraction.entities) for _, extraction, _ in batch]
         rejected: dict[int, list[Candidate]] = {}
         if wanted:
-            self.sentences_parsed += len(wanted)
             reader = RelationReader(rules, known_words(self.nlp))
             docs = (sent.as_doc() for _, _, sent in wanted)
             off = [name for name in ("senter", "ner", "palace_values") if name in self.nlp.pipe_names]
@@ -616,11 +610,8 @@ def _start_worker(rules: RelationRules | None, batch_size: int) -> None:
         add_value_ruler(_WORKER.nlp, rules)
 
 
-def _extract_batch(items: list[tuple]) -> tuple[list[Extraction], int, int]:
-    """Read one batch in a worker: its extractions (plain data, pickled back) and the
-    sentences seen and parsed."""
+def _extract_batch(items: list[tuple]) -> list[Extraction]:
+    """Read one batch in a worker: its extractions (plain data, pickled back)."""
     assert _WORKER is not None
-    seen, parsed = _WORKER.sentences_seen, _WORKER.sentences_parsed
     with _WORKER.nlp.memory_zone():  # the worker lives as long as the mine: its strings must not pile up
-        found = list(_WORKER.extract_many(items))
-    return found, _WORKER.sentences_seen - seen, _WORKER.sentences_parsed - parsed
+        return list(_WORKER.extract_many(items))

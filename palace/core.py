@@ -29,9 +29,11 @@ if TYPE_CHECKING:
     from palace.graph.corrections import FactDecision, Review
     from palace.ops.daemon import DaemonStatus
     from palace.ops.doctor import DoctorReport
+    from palace.ops.forgetting import ForgetReport
     from palace.store.embedding import Embedder
     from palace.graph.facts import FactsResult
     from palace.graph.profile import Connection, EntityProfile
+    from palace.mine.extract import ExtractResult
     from palace.mine.run import FileOutcome, MineReport
     from palace.ask.query import AskResult
     from palace.graph.resolution import AliasReport, Decision
@@ -209,15 +211,39 @@ class Palace:
         from palace.ops.doctor import doctor
 
         if not repair:
-            return doctor(self, repair=False)
+            return doctor(self.store, self.config, self.registry, repair=False)
         with self._writing("repair"):
-            return doctor(self, repair=True)
+            return doctor(self.store, self.config, self.registry, repair=True)
 
     def status(self) -> "StatusReport":
         """Counts and per-file state; see :func:`palace.ops.status.status`."""
         from palace.ops.status import status
 
-        return status(self)
+        return status(self.store, self.config)
+
+    def forget(self, path: str | None = None, *, wing: str | None = None, entity: str | None = None,
+               dry_run: bool = False) -> "ForgetReport":
+        """Forget a note or folder (``path``), a ``wing`` or an ``entity`` everywhere, then
+        compact the store; see :func:`palace.ops.forgetting.forget`. Holds the write lock
+        for the run (a ``dry_run`` changes nothing and takes none): raises
+        :class:`palace.errors.PalaceBusy` beside another writer or a watcher, and
+        :class:`UsageError` for an unknown target."""
+        from palace.ops.forgetting import forget
+
+        if dry_run:
+            return forget(self.store, self.config, self.registry, path=path, wing=wing, entity=entity, dry_run=True)
+        with self._writing("forget"):
+            return forget(self.store, self.config, self.registry, path=path, wing=wing, entity=entity)
+
+    def allow(self, path: str | None = None, *, wing: str | None = None) -> int:
+        """Let the notes forgotten at ``path`` (a note or a folder) or of ``wing`` be mined
+        again; how many were blocked. One short write: waits a few seconds for the write
+        lock (:class:`palace.errors.PalaceBusy` after that). See
+        :func:`palace.ops.forgetting.allow`."""
+        from palace.ops.forgetting import allow
+
+        with self._writing("allow forgotten notes", whole_run=False):
+            return allow(self.conn, path, wing=wing)
 
     def facts(self, *, about: str | None = None, predicate: str | None = None, as_of: "dt.date | None" = None,
               known_at: str | None = None, limit: int = 500, typed_only: bool = True,
@@ -334,6 +360,76 @@ class Palace:
         from palace.graph.corrections import decisions
 
         return decisions(self)
+
+    def claim_server(self) -> "Callable[[], None] | None":
+        """Become the one process that serves this palace: an exclusive ``flock`` on its
+        ``serve.lock``, held until the returned function is called (the kernel drops it
+        when the process dies). None when another process serves it already. Raises
+        :class:`UsageError` when the lock file cannot be made."""
+        from palace.ops.locks import SERVE_LOCK, try_lock, unlock
+
+        fd = try_lock(self.path / SERVE_LOCK)
+        if fd is None:
+            return None
+        return lambda: unlock(fd)
+
+    @staticmethod
+    def parse_day(value: str | None, option: str, *, end: bool = False,
+                  now: "dt.date | None" = None) -> "dt.date | None":
+        """Read the day an option names (``option``, as the error says it): ISO
+        ``YYYY-MM-DD``, or any form palace reads in questions (``2024``, ``Q3 2024``,
+        ``last month``; relative to ``now``, default today). A period gives its first day,
+        or its last day with ``end=True`` (``--until 2024`` means through 2024-12-31).
+        None for no ``value``. Needs no open palace. Raises :class:`UsageError` when
+        nothing in ``value`` is a date."""
+        import datetime as dt
+
+        if not value:
+            return None
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            pass
+        from palace.nlp.dates import find_date_window
+
+        found = find_date_window(value, now or dt.date.today())
+        if found is None or found[1].strip().lower() not in value.strip().lower():
+            raise UsageError(f"{option}: cannot read a date from {value!r}", hint="use YYYY-MM-DD, e.g. 2024-04-12")
+        interval, text = found
+        leftover = value.strip().lower().replace(text.strip().lower(), "", 1).strip(" ,.")
+        if leftover:
+            raise UsageError(f"{option}: cannot read a date from {value!r}", hint="use YYYY-MM-DD, e.g. 2024-04-12")
+        return interval.end - dt.timedelta(days=1) if end else interval.start
+
+    @staticmethod
+    def extract(text: str | None = None, *, file: "Path | None" = None, date: "dt.date | None" = None,
+                title: str | None = None, owner: str | None = None,
+                palace: "str | Path | None" = None) -> "ExtractResult":
+        """The facts mining would read from ``text``, or from the note ``file`` read as
+        mining reads it (encoding, front matter, the note's own date), nothing stored; see
+        :func:`palace.mine.extract.extract_text`. ``date`` dates the note (default: the
+        file's own date, else today), ``title`` and ``owner`` as there; the settings
+        (predicates, value lexicons, owner, date order) are those of the palace at
+        ``palace`` (resolved by :func:`resolve_palace_path`), which need not exist: no
+        palace is opened. Raises :class:`UsageError` when not exactly one of ``text`` and
+        ``file`` is given, for a file that cannot be read, or for a malformed
+        ``config.json``."""
+        import datetime as dt
+
+        from palace.mine.extract import extract_text
+        from palace.mine.reading import Unreadable, read_note
+
+        if (text is None) == (file is None):
+            raise UsageError("give a TEXT or --file FILE (not both)",
+                             hint='palace extract "Ines moved from Oslo to Bergen."')
+        if file is not None:
+            try:
+                note = read_note(file)
+            except Unreadable as exc:
+                raise UsageError(f"cannot read {file}: {exc.reason}") from None
+            text, date, title = note.text, date or note.doc_date, title or note.title
+        return extract_text(text, date=date or dt.date.today(), title=title or "", owner=owner,
+                            config=Config.load(resolve_palace_path(palace)))
 
     def daemon_status(self) -> "DaemonStatus":
         """Whether a watcher keeps this palace current, and its state; see :mod:`palace.ops.daemon`."""

@@ -1,7 +1,8 @@
 """Print palace's module dependency graph and check that its arrows point one way.
 
-    python scripts/import_graph.py            # one line per module: what it imports
-    python scripts/import_graph.py --check    # exit 1 on a cycle or an arrow the wrong way
+    python scripts/import_graph.py                     # one line per module: what it imports
+    python scripts/import_graph.py --check             # exit 1 on a cycle or an arrow the wrong way
+    python scripts/import_graph.py --check --layout    # ... or on a break of the layout's rules
 
 Every ``import`` counts, including those inside functions (a lazy import is still a
 dependency); those under ``if TYPE_CHECKING:`` do not. The layers are
@@ -10,6 +11,17 @@ outside itself, the store layer nothing of the core but the errors, the core not
 the CLI (``palace.__main__``, the ``python -m palace`` entry point,
 is the one exception), and no module reaches itself again through any chain of imports.
 The graph and its cycles come from networkx.
+
+The layout adds two rules (printed by ``--check``; they fail it with ``--layout``):
+
+- **the CLI sees only the handle**: a ``palace.cli`` module imports only
+  :data:`CLI_MAY_IMPORT` (``palace.core``, ``palace.results``, ``palace.errors``,
+  ``palace.config``) and other ``palace.cli`` modules;
+- **the store is the one door to SQL**: ``.execute(``, ``.executemany(`` and
+  ``.executescript(`` are called only in ``palace.store`` and in the modules of
+  :data:`ALGORITHM_READS`, each with the reason its SQL is the algorithm itself (found
+  by a scan of each module's syntax tree, so a string or a comment never counts); an
+  entry that names no module, or one that runs no SQL, is stale and a break too.
 """
 
 from __future__ import annotations
@@ -94,17 +106,69 @@ def problems(graph: nx.DiGraph) -> list[str]:
     return found
 
 
+#: what a palace.cli module may import besides other palace.cli modules
+CLI_MAY_IMPORT = {"palace.core", "palace.results", "palace.errors", "palace.config"}
+#: modules outside palace.store that may call ``execute`` and the like, and why: SQL that
+#: is the algorithm itself (a ranking, a graph walk), not a read or write the store could name
+ALGORITHM_READS: dict[str, str] = {}
+#: the cursor methods that run SQL
+SQL_METHODS = {"execute", "executemany", "executescript"}
+
+
+def cli_problems(graph: nx.DiGraph) -> list[str]:
+    """Every import of a ``palace.cli`` module outside the CLI and :data:`CLI_MAY_IMPORT`, in words."""
+    return [f"cli sees past the handle: {a} → {b}" for a, b in sorted(graph.edges)
+            if a.startswith("palace.cli") and not b.startswith("palace.cli") and b not in CLI_MAY_IMPORT]
+
+
+def sql_calls(source: str) -> list[int]:
+    """The line of every call of a :data:`SQL_METHODS` method (``conn.execute(…)``,
+    ``db.executemany(…)``…) in the Python ``source``."""
+    return sorted(node.lineno for node in ast.walk(ast.parse(source))
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and node.func.attr in SQL_METHODS)
+
+
+def sql_problems(sources: dict[str, str], allowed: dict[str, str] | None = None) -> list[str]:
+    """Every module of ``sources`` (``{dotted name: source}``) outside ``palace.store`` and
+    ``allowed`` (default :data:`ALGORITHM_READS`) that runs SQL itself, with its lines;
+    and every entry of ``allowed`` that is stale (no such module, or it runs no SQL)."""
+    allowed = ALGORITHM_READS if allowed is None else allowed
+    found = []
+    for name, source in sorted(sources.items()):
+        lines = sql_calls(source)
+        if name in allowed:
+            if not lines:
+                found.append(f"stale algorithm read: {name} runs no SQL")
+            continue
+        if lines and not (name == "palace.store" or name.startswith("palace.store.")):
+            found.append(f"sql outside the store: {name} (lines {', '.join(map(str, lines))})")
+    found += [f"stale algorithm read: no module {name}" for name in sorted(set(allowed) - set(sources))]
+    return found
+
+
+def layout_problems(graph: nx.DiGraph) -> list[str]:
+    """The breaks of the layout's two rules (:func:`cli_problems`, :func:`sql_problems`) in the source tree."""
+    sources = {name: path.read_text(encoding="utf-8") for name, path in modules().items()}
+    return cli_problems(graph) + sql_problems(sources)
+
+
 def main(argv: list[str]) -> int:
     graph = import_graph()
     if "--check" not in argv:
         for name in sorted(graph):
             print(f"{name} → {', '.join(sorted(graph.successors(name))) or '-'}")
     found = problems(graph)
+    layout = layout_problems(graph)
     for line in found:
         print(line, file=sys.stderr)
-    print(f"{graph.number_of_nodes()} modules, {graph.number_of_edges()} imports, {len(found)} problems",
-          file=sys.stderr)
-    return 1 if found else 0
+    enforced = "--layout" in argv
+    for line in layout:
+        print(line if enforced else f"{line} (not enforced without --layout)", file=sys.stderr)
+    failing = len(found) + (len(layout) if enforced else 0)
+    print(f"{graph.number_of_nodes()} modules, {graph.number_of_edges()} imports, {len(found)} problems,"
+          f" {len(layout)} layout problems{'' if enforced else ' (not enforced: --layout)'}", file=sys.stderr)
+    return 1 if failing else 0
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_corpus"
-SHARED_CORPORA = REPO.parent / "shared" / "corpora"
 
 
 @pytest.fixture(autouse=True)

@@ -194,7 +194,7 @@ def test_a_storage_error_is_an_error_with_a_hint(tmp_path, monkeypatch):
     with Palace.open(tmp_path / "palace"):
         pass
 
-    def read_only(palace):
+    def read_only(*args):
         raise sqlite3.OperationalError("attempt to write a readonly database")
 
     monkeypatch.setattr(palace.ops.status, "status", read_only)

@@ -101,3 +101,30 @@ def test_forgetting_an_entity_or_a_wing(palace_with_secret):
     forgotten = json.loads(wing.output)["files"]  # every file the wing recorded, skipped ones too
     assert lifted.exit_code == 0 and f"{forgotten} forgotten notes" in lifted.output
     assert json.loads(run("mine", str(notes), "--json", "--palace", str(palace_dir)).output)["indexed"] == 51
+
+
+def test_a_forget_from_python_holds_the_write_lock(tmp_path):
+    """The handle takes the write lock itself: a forget from Python (a script, an agent)
+    is refused beside another writer as the command is, and changes nothing; a dry run
+    writes nothing and takes no lock."""
+    from palace.core import Palace
+    from palace.errors import PalaceBusy
+    from palace.ops.locks import MineLock
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-05-02-offsite.md").write_text(SECRET)
+    palace_dir = tmp_path / "palace"
+    with Palace.open(palace_dir) as palace:
+        palace.mine(notes)
+        note = str(notes / "2024-05-02-offsite.md")
+        with MineLock(palace_dir, doing="mine"):  # another process is writing
+            with pytest.raises(PalaceBusy, match=r"is busy: another process is writing it \(pid \d+\); it cannot forget"):
+                palace.forget(note)
+            planned = palace.forget(note, dry_run=True)
+        assert (planned.dry_run, planned.files, planned.audit_id) == (True, 1, None)
+        assert palace.status().drawers > 0 and traces(palace_dir)  # neither changed anything
+        done = palace.forget(note)
+        assert (done.files, done.drawers) == (1, planned.drawers) and done.audit_id
+        assert palace.status().drawers == 0 and traces(palace_dir) == []
+        assert palace.allow(note) == 1

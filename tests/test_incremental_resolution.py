@@ -271,7 +271,6 @@ def test_a_forgotten_name_leaves_no_evidence_behind(tmp_path):
     """``palace forget`` deletes names: the resolution is then planned whole, and no
     evidence names the forgotten person."""
     from palace.core import Palace
-    from palace.ops.forgetting import forget
 
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -284,7 +283,7 @@ def test_a_forgotten_name_leaves_no_evidence_behind(tmp_path):
         evidence = ("SELECT r.rule, r.evidence FROM entity_resolutions r JOIN entities e ON e.id = r.raw_entity_id"
                     " WHERE e.key = 'alice'")
         assert conn.execute(evidence).fetchone()[0] == "ambiguous short form"  # Alice Chen or Alice Martin
-        forget(palace, path=str(notes / "team.md"))
+        palace.forget(str(notes / "team.md"))
         assert conn.execute("SELECT count(*) FROM entities WHERE key = 'alice martin'").fetchone()[0] == 0
         rule, said = conn.execute(evidence).fetchone()
         assert rule == "short form" and "Martin" not in said
@@ -295,7 +294,6 @@ def test_a_forgotten_wing_leaves_no_type_and_no_pending_name_behind(tmp_path):
     """A name read as an organisation in a forgotten wing and as a person in another
     becomes a person; the forgotten wing leaves nothing to resolve."""
     from palace.core import Palace
-    from palace.ops.forgetting import forget
 
     with Palace.open(tmp_path / "palace") as palace:
         conn = palace.conn
@@ -304,6 +302,6 @@ def test_a_forgotten_wing_leaves_no_type_and_no_pending_name_behind(tmp_path):
             _note(conn, "w", "b.md", [("Jordan", "PERSON")] * 2)
         _step(conn, "v"), _step(conn, "w")
         assert conn.execute("SELECT type FROM entities WHERE key = 'jordan'").fetchone()[0] == "ORG"
-        forget(palace, wing="v")
+        palace.forget(wing="v")
         assert conn.execute("SELECT type FROM entities WHERE key = 'jordan'").fetchone()[0] == "PERSON"
         assert conn.execute("SELECT count(*) FROM readings_changed").fetchone()[0] == 0

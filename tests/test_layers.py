@@ -42,6 +42,71 @@ def test_the_checker_reports_a_cycle_and_an_upward_arrow():
     assert "upward: palace.store.sqlite → palace.cli.app" in found
 
 
+#: the command modules that reach the core through the handle alone (the others follow
+#: as their flows move onto it; ``import_graph.py --check --layout`` then holds them all)
+OPS_CLI = {"palace.cli.app", "palace.cli.client", "palace.cli.doctor", "palace.cli.extract", "palace.cli.forget",
+           "palace.cli.serve", "palace.cli.status"}
+
+
+def test_the_layout_rules_see_real_imports_and_real_sql():
+    graph_module = _graph_module()
+    graph = graph_module.import_graph()
+    # a checker that sees nothing passes everything: the CLI's edges to the handle and the
+    # store's SQL are seen, and are no break of the rules
+    assert graph.has_edge("palace.cli.doctor", "palace.core") and graph.has_edge("palace.cli.app", "palace.core")
+    assert graph.has_edge("palace.cli.extract", "palace.core") and graph.has_edge("palace.cli.client", "palace.config")
+    ops = graph.edge_subgraph([(a, b) for a, b in graph.edges if a in OPS_CLI])
+    assert ops.number_of_edges() > 10 and graph_module.cli_problems(ops) == []
+    store = (ROOT / "palace" / "store" / "upkeep.py").read_text()
+    assert len(graph_module.sql_calls(store)) >= 10
+    assert graph_module.sql_problems({"palace.store.upkeep": store}) == []
+    assert graph_module.sql_problems({name: (ROOT / "palace" / "ops" / f"{name.rsplit('.', 1)[1]}.py").read_text()
+                                      for name in ("palace.ops.doctor", "palace.ops.forgetting",
+                                                   "palace.ops.status", "palace.ops.daemon")}) == []
+
+
+def test_the_checker_reports_a_cli_import_past_the_handle():
+    graph_module = _graph_module()
+    graph = nx.DiGraph([("palace.cli.forget", "palace.ops.forgetting"), ("palace.cli.forget", "palace.core"),
+                        ("palace.cli.forget", "palace.cli.app"), ("palace.cli.app", "palace.results"),
+                        ("palace.cli.client", "palace")])
+    assert graph_module.cli_problems(graph) == [
+        "cli sees past the handle: palace.cli.client → palace",
+        "cli sees past the handle: palace.cli.forget → palace.ops.forgetting",
+    ]
+
+
+def test_the_checker_reports_sql_outside_the_store():
+    graph_module = _graph_module()
+    planted = {
+        "palace.graph.cards": "def card(conn):\n    # conn.execute( in a comment is no call\n"
+                              "    return conn.execute('SELECT 1').fetchone()\n",
+        "palace.ops.doctor": "def fix(conn, rows):\n    conn.executemany('DELETE FROM x WHERE id = ?', rows)\n",
+        "palace.store.drawers": "def read(conn):\n    return conn.execute('SELECT 1')\n",
+        "palace.ask.retrievers": "def bm25(conn):\n    return conn.execute('SELECT 1')\n",
+        "palace.mine.reading": "text = 'conn.execute(SELECT)'\n",
+    }
+    found = graph_module.sql_problems(planted, allowed={"palace.ask.retrievers": "the ranking is SQL"})
+    assert found == ["sql outside the store: palace.graph.cards (lines 3)",
+                     "sql outside the store: palace.ops.doctor (lines 2)"]
+    assert len(graph_module.sql_problems(planted, allowed={})) == 3
+    stale = graph_module.sql_problems(planted, allowed={"palace.ask.retrievers": "the ranking is SQL",
+                                                        "palace.mine.reading": "it was, once",
+                                                        "palace.ask.gone": "moved away"})
+    assert stale == ["sql outside the store: palace.graph.cards (lines 3)",
+                     "stale algorithm read: palace.mine.reading runs no SQL",
+                     "sql outside the store: palace.ops.doctor (lines 2)",
+                     "stale algorithm read: no module palace.ask.gone"]
+
+
+def test_the_layout_rules_fail_the_check_only_when_enforced(monkeypatch):
+    graph_module = _graph_module()
+    monkeypatch.setattr(graph_module, "layout_problems", lambda graph: ["sql outside the store: palace.x (lines 1)"])
+    monkeypatch.setattr(graph_module, "problems", lambda graph: [])
+    assert graph_module.main(["--check"]) == 0
+    assert graph_module.main(["--check", "--layout"]) == 1
+
+
 def test_nlp_runs_without_loading_the_core():
     code = ("import sys, palace.nlp.extraction, palace.nlp.pipeline, palace.nlp.registry;"
             "print(sorted(m for m in sys.modules if m.startswith('palace') and not m.startswith('palace.nlp')))")

@@ -33,7 +33,6 @@ def test_worker_processes_read_exactly_what_one_process_reads():
     there = list(spread.extract_many(items))
     assert there == here
     assert sum(len(e.relations) for e in there) >= 4 * 60  # the facts are there, not only the names
-    assert spread.sentences_seen == len(TEXTS)
 
 
 def test_a_run_gets_one_process_unless_the_machine_has_cores_to_spare(monkeypatch, tmp_path):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from palace.errors import ConfigError
 from palace.config import Config
-from palace.graph.temporal import Assertion, Closure, close_timeline, known_at, load_registry, valid_at
+from palace.graph.temporal import Assertion, Closure, close_timeline, load_registry
 
 D = dt.date
 
@@ -24,9 +24,6 @@ def test_medication_switch_closes_the_old_value():
     assert timeline[1] == Closure(D(2024, 4, 2), 3)
     assert timeline[2] == Closure(D(2024, 4, 2), 3)
     assert timeline[3] == Closure(None, None)
-    assert valid_at(lisinopril.valid_from, timeline[1].valid_to, D(2024, 2, 1))
-    assert not valid_at(lisinopril.valid_from, timeline[1].valid_to, D(2024, 4, 2))
-    assert valid_at(metoprolol.valid_from, timeline[3].valid_to, D(2024, 4, 2))
 
 
 def test_plan_downgrade_and_a_return():
@@ -98,12 +95,6 @@ def test_a_conflict_resolved_by_a_later_note_keeps_the_confirmed_value_open():
     assert timeline[1] == Closure(D(2020, 1, 2), 3, (2,))
     assert timeline[2] == Closure(None, None, (1,))
     assert timeline[3] == Closure(None, None)
-
-
-def test_known_at_is_recorded_time():
-    assert known_at("2024-05-01T10:00:00", None, "2024-06-01T00:00:00")
-    assert not known_at("2024-05-01T10:00:00", None, "2024-04-01T00:00:00")
-    assert not known_at("2024-05-01T10:00:00", "2024-05-20T00:00:00", "2024-06-01T00:00:00")
 
 
 def test_registry_has_the_one_value_predicates_and_a_palace_can_extend_it(tmp_path):

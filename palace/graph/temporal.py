@@ -156,16 +156,6 @@ def recorded_now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
-def valid_at(valid_from: dt.date | None, valid_to: dt.date | None, day: dt.date) -> bool:
-    """True when ``day`` lies in the half-open valid time ``[valid_from, valid_to)``."""
-    return (valid_from is None or valid_from <= day) and (valid_to is None or day < valid_to)
-
-
-def known_at(recorded_at: str, invalidated_at: str | None, moment: str) -> bool:
-    """True when the palace held the fact at ``moment`` (ISO timestamps, recorded time)."""
-    return recorded_at <= moment and (invalidated_at is None or invalidated_at > moment)
-
-
 def apply_timelines(conn, groups: Iterable[tuple[int, str]], registry: dict[str, Predicate] | None = None) -> int:
     """Rewrite ``valid_to`` and ``superseded_by`` of the live facts of each
     ``(subject_id, predicate)`` group of a state predicate, from :func:`close_timeline`

@@ -40,8 +40,8 @@ from pathlib import Path, PurePosixPath
 
 from palace.mine.discovery import IGNORE_FILES, SKIPPED_FOLDERS, is_editor_artifact
 from palace.errors import UsageError
-from palace.ops.locks import try_lock, unlock
-from palace.ops.daemon import LOCK_FILE, PID_FILE, STATE_FILE, already_watching, read_pid
+from palace.ops.locks import WATCH_LOCK, WATCH_PID, try_lock, unlock, watcher_pid
+from palace.ops.daemon import STATE_FILE, already_watching
 
 log = logging.getLogger("palace.watch")
 
@@ -110,19 +110,19 @@ class PalaceLock:
 
     def acquire(self) -> None:
         """Take the lock or raise :class:`AlreadyWatching` naming the holder's pid."""
-        fd = try_lock(self.palace_dir / LOCK_FILE)
+        fd = try_lock(self.palace_dir / WATCH_LOCK)
         if fd is None:
             raise already_watching(self.palace_dir)
         self._fd = fd
-        (self.palace_dir / PID_FILE).write_text(f"{os.getpid()}\n")
+        (self.palace_dir / WATCH_PID).write_text(f"{os.getpid()}\n")
 
     def release(self) -> None:
         """Remove the pid file and drop the lock."""
         if self._fd is None:
             return
         try:
-            if read_pid(self.palace_dir) == os.getpid():
-                (self.palace_dir / PID_FILE).unlink(missing_ok=True)
+            if watcher_pid(self.palace_dir) == os.getpid():
+                (self.palace_dir / WATCH_PID).unlink(missing_ok=True)
         finally:
             unlock(self._fd)
             self._fd = None

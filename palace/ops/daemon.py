@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Sequence
 
 from palace.errors import AlreadyWatching, PalaceError, UsageError
-from palace.ops.locks import WATCH_LOCK, WATCH_PID, held, watcher_pid
+from palace.ops.locks import watcher_pid, watcher_running
 
 __all__ = ["DaemonStatus", "daemon_status", "start_daemon", "stop_daemon", "already_watching", "read_state"]
 
-PID_FILE = WATCH_PID  # the watcher's files, inside the palace
-LOCK_FILE = WATCH_LOCK
+#: the watcher's state and log, inside the palace (its lock and pid file: :mod:`palace.ops.locks`)
 STATE_FILE = "watch.json"
 LOG_FILE = "watch.log"
 #: a running watcher whose heartbeat is older than this many seconds is degraded
@@ -35,17 +34,9 @@ STALE_HEARTBEAT_S = 60.0
 
 def already_watching(palace_dir: Path) -> AlreadyWatching:
     """The error for a second watcher of ``palace_dir``, naming the holder's pid when known."""
-    pid = read_pid(palace_dir)
+    pid = watcher_pid(palace_dir)
     return AlreadyWatching(f"a watcher is already running for {palace_dir}" + (f" (pid {pid})" if pid else ""),
                            hint="`palace daemon status` shows it; `palace daemon stop` stops it")
-
-
-read_pid = watcher_pid  # the pid in ``watch.pid``, or None
-
-
-def is_locked(palace_dir: Path) -> bool:
-    """True while some process holds the palace's watcher lock."""
-    return held(palace_dir / LOCK_FILE)
 
 
 def read_state(palace_dir: Path) -> dict | None:
@@ -97,8 +88,8 @@ class DaemonStatus:
 
 def daemon_status(palace_dir: Path) -> DaemonStatus:
     """The status of ``palace_dir``'s watcher (a stale heartbeat makes it degraded)."""
-    running = is_locked(palace_dir)
-    return DaemonStatus(str(palace_dir), running, read_pid(palace_dir) if running else None, read_state(palace_dir))
+    running = watcher_running(palace_dir)
+    return DaemonStatus(str(palace_dir), running, watcher_pid(palace_dir) if running else None, read_state(palace_dir))
 
 
 def start_daemon(palace_dir: Path, paths: Sequence[Path], *, debounce: float = 0.5,
@@ -110,7 +101,7 @@ def start_daemon(palace_dir: Path, paths: Sequence[Path], *, debounce: float = 0
     for path in paths:
         if not Path(path).expanduser().is_dir():
             raise UsageError(f"not a folder: {path}", hint="give `palace watch` folders of notes")
-    if is_locked(palace_dir):  # say so now, with the pid, rather than in the log
+    if watcher_running(palace_dir):  # say so now, with the pid, rather than in the log
         raise already_watching(palace_dir)
     palace_dir.mkdir(parents=True, exist_ok=True)
     log_path = palace_dir / LOG_FILE
@@ -137,16 +128,16 @@ def stop_daemon(palace_dir: Path) -> int | None:
     """Ask ``palace_dir``'s watcher to stop (SIGTERM: it finishes the note it is mining)
     and wait for it, at most :data:`STOP_PATIENCE_S` seconds. Returns its pid, or None
     when none runs. Raises :class:`PalaceError` when it did not stop in time."""
-    pid = read_pid(palace_dir)
-    if not is_locked(palace_dir) or pid is None:
+    pid = watcher_pid(palace_dir)
+    if not watcher_running(palace_dir) or pid is None:
         return None
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_PATIENCE_S
-    while time.monotonic() < deadline and is_locked(palace_dir):
+    while time.monotonic() < deadline and watcher_running(palace_dir):
         time.sleep(0.1)
     while time.monotonic() < deadline and _alive(pid):  # it let go of the lock; now let it exit
         time.sleep(0.05)
-    if is_locked(palace_dir) or _alive(pid):
+    if watcher_running(palace_dir) or _alive(pid):
         raise PalaceError(f"the watcher (pid {pid}) did not stop within {STOP_PATIENCE_S} s", hint=f"kill {pid}")
     return pid
 

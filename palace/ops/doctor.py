@@ -16,9 +16,10 @@ With ``repair=True`` (under the one-writer lock) doctor rebuilds what failed: th
 index from the drawers; the vectors of missing or damaged drawers from their stored
 texts, in batches that each commit (a kill loses one batch, and the next repair goes
 on); the vectors of deleted drawers removed; pending resolutions finished; orphan rows
-(whose parent is gone, so nothing can show them) deleted, first. It then checks again and says what it did. A damaged SQLite file cannot be
-repaired from inside: the hint says to move it aside and mine again (the notes are the
-source).
+(whose parent is gone, so nothing can show them) deleted, first. It then checks again
+and says what it did. A damaged SQLite file cannot be repaired from inside: the hint
+says to move it aside and mine again (the notes are the source). Every read and write
+of the tables is a function of :mod:`palace.store.upkeep`.
 """
 
 from __future__ import annotations
@@ -27,11 +28,13 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from palace.store import sqlite as store
+from palace.store import sqlite as db
+from palace.store import upkeep
 from palace.store.vectors import usable
 
 if TYPE_CHECKING:
-    from palace.core import Palace
+    from palace.config import Config
+    from palace.store.store import Store
 
 __all__ = ["Check", "DoctorReport", "doctor"]
 
@@ -72,13 +75,15 @@ class DoctorReport:
         return to_json(self)
 
 
-def doctor(palace: "Palace", *, repair: bool = False) -> DoctorReport:
-    """Check the palace; with ``repair``, rebuild what is derived and check again.
+def doctor(store: "Store", config: "Config", registry: dict, *, repair: bool = False) -> DoctorReport:
+    """Check the palace in ``store``; with ``repair``, rebuild what is derived and check
+    again (``config`` and ``registry``, the predicate registry, resolve the wings a run
+    left pending).
 
-    The caller holds the one-writer lock for a repair (:func:`palace.ops.locks.sole_writer`).
-    Raises nothing for a damaged palace: the ``integrity`` check says so (SQLite errors
-    while reading are reported as a failed check)."""
-    checks = _checks(palace)
+    The caller holds the one-writer lock for a repair (:meth:`palace.core.Palace.doctor`
+    does). Raises nothing for a damaged palace: the ``integrity`` check says so (SQLite
+    errors while reading are reported as a failed check)."""
+    checks = _checks(store)
     if not repair or all(c.ok for c in checks):
         return DoctorReport(checks)
     failed = {c.name for c in checks if not c.ok}
@@ -87,24 +92,24 @@ def doctor(palace: "Palace", *, repair: bool = False) -> DoctorReport:
                             tuple(c for c in checks if not c.ok))
     done: list[str] = []
     if "orphans" in failed:  # first: removing an orphan drawer can change what the others find
-        done.append(_delete_orphans(palace.conn))
-        failed = {c.name for c in _checks(palace) if not c.ok}
+        done.append(_delete_orphans(store.conn))
+        failed = {c.name for c in _checks(store) if not c.ok}
     if "fts" in failed:
-        done.append(_rebuild_fts(palace.conn))
+        done.append(_rebuild_fts(store.conn))
     if "vectors" in failed:
-        done += _repair_vectors(palace)
+        done += _repair_vectors(store)
     if "resolution" in failed:
         from palace.mine.run import finish_resolution, pending_resolutions
 
-        wings = pending_resolutions(palace.conn)
+        wings = pending_resolutions(store.conn)
         for wing in wings:
-            finish_resolution(palace.conn, wing, palace.registry, palace.config)
+            finish_resolution(store.conn, wing, registry, config)
         done.append(f"finished the entity resolution of {', '.join(wings)}")
-    return DoctorReport(_checks(palace), tuple(done), tuple(c for c in checks if not c.ok))
+    return DoctorReport(_checks(store), tuple(done), tuple(c for c in checks if not c.ok))
 
 
-def _checks(palace: "Palace") -> tuple[Check, ...]:
-    conn = palace.conn
+def _checks(store: "Store") -> tuple[Check, ...]:
+    conn = store.conn
     out = [_integrity(conn)]
     if not out[0].ok:
         return tuple(out)
@@ -113,13 +118,13 @@ def _checks(palace: "Palace") -> tuple[Check, ...]:
             out.append(check(conn))
         except sqlite3.DatabaseError as exc:
             out.append(Check(check.__name__.strip("_"), False, f"could not be read: {exc}"))
-    out.append(_vectors(palace))
+    out.append(_vectors(store))
     return tuple(out)
 
 
 def _integrity(conn: sqlite3.Connection) -> Check:
     try:
-        rows = [r[0] for r in conn.execute("PRAGMA integrity_check")]
+        rows = upkeep.integrity_check(conn)
     except sqlite3.DatabaseError as exc:
         rows = [str(exc)]
     if rows == ["ok"]:
@@ -132,33 +137,26 @@ def _schema(conn: sqlite3.Connection) -> Check:
     """What the schema is. Opening the palace already applied every migration this
     version knows and refused a database with one it does not (:class:`SchemaError`),
     so this check reports and cannot fail."""
-    known = [name for name, _ in store.MIGRATIONS]
+    known = [name for name, _ in db.MIGRATIONS]
     return Check("schema", True, f"{len(known)} migrations applied, latest {known[-1]}")
 
 
 def _fts(conn: sqlite3.Connection) -> Check:
-    drawers = conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
-    indexed = conn.execute("SELECT count(*) FROM drawers_fts").fetchone()[0]
-    unindexed = conn.execute(
-        "SELECT count(*) FROM drawers d WHERE NOT EXISTS (SELECT 1 FROM drawers_fts x WHERE x.rowid = d.rowid)"
-    ).fetchone()[0]
-    stray = conn.execute(
-        "SELECT count(*) FROM drawers_fts x WHERE NOT EXISTS (SELECT 1 FROM drawers d WHERE d.rowid = x.rowid)"
-    ).fetchone()[0]
+    counts = upkeep.fts_counts(conn)
     problems = []
-    if unindexed:
-        problems.append(f"{unindexed} drawers missing from the full-text index")
-    if stray:
-        problems.append(f"{stray} full-text rows of drawers that are gone")
+    if counts.unindexed:
+        problems.append(f"{counts.unindexed} drawers missing from the full-text index")
+    if counts.stray:
+        problems.append(f"{counts.stray} full-text rows of drawers that are gone")
     if not problems:
         try:  # FTS5's check is written as an INSERT: a read-only palace cannot run it
-            conn.execute("INSERT INTO drawers_fts (drawers_fts) VALUES ('integrity-check')")
+            upkeep.check_fts_index(conn)
         except sqlite3.DatabaseError as exc:
             if "readonly" not in str(exc).replace("-", ""):
                 problems.append(f"the full-text index is damaged ({exc})")
     if problems:
         return Check("fts", False, "; ".join(problems), "`palace doctor --repair` rebuilds it from the drawers")
-    return Check("fts", True, f"{indexed} full-text rows = {drawers} drawers")
+    return Check("fts", True, f"{counts.indexed} full-text rows = {counts.drawers} drawers")
 
 
 def _resolution(conn: sqlite3.Connection) -> Check:
@@ -172,7 +170,7 @@ def _resolution(conn: sqlite3.Connection) -> Check:
 
 
 def _orphans(conn: sqlite3.Connection) -> Check:
-    rows = conn.execute("PRAGMA foreign_key_check").fetchall()
+    rows = upkeep.orphan_rows(conn)
     if not rows:
         return Check("orphans", True, "every row's parent exists")
     by_table: dict[str, int] = {}
@@ -183,25 +181,25 @@ def _orphans(conn: sqlite3.Connection) -> Check:
                  "`palace doctor --repair` deletes them")
 
 
-def _vectors(palace: "Palace") -> Check:
-    conn = palace.conn
-    embedded = {r[0] for r in conn.execute("SELECT id FROM drawers WHERE embedded = 1")}
-    waiting = conn.execute("SELECT count(*) FROM drawers WHERE embedded = 0").fetchone()[0]
+def _vectors(store: "Store") -> Check:
+    conn = store.conn
+    embedded = upkeep.drawer_ids(conn, embedded=True)
+    waiting = upkeep.count_drawers(conn, embedded=False)
     hint = "`palace doctor --repair` embeds them again from the stored texts"
-    if palace.vectors.lost():
+    if store.vectors.lost():
         if not embedded:
             return Check("vectors", not waiting, f"no vector store yet; {waiting} drawers wait to be embedded",
                          None if not waiting else hint)
         return Check("vectors", False, f"the vector store is missing: {len(embedded)} drawers lost their vectors",
                      hint)
     try:
-        stored = palace.vectors.ids()
+        stored = store.vectors.ids()
     except Exception as exc:  # noqa: BLE001 — whatever the store raises, the answer is "rebuild it"
         return Check("vectors", False, f"the vector store cannot be read: {exc}",
                      "move chroma/ aside, then `palace doctor --repair`")
     missing = len(embedded - stored)
-    stray = len(stored - embedded - {r[0] for r in conn.execute("SELECT id FROM drawers WHERE embedded = 0")})
-    bad = len(_bad_vectors(palace, sorted(stored & embedded)))
+    stray = len(stored - embedded - upkeep.drawer_ids(conn, embedded=False))
+    bad = len(_bad_vectors(store, sorted(stored & embedded)))
     problems = []
     if missing:
         problems.append(f"{missing} drawers marked embedded have no vector")
@@ -216,11 +214,11 @@ def _vectors(palace: "Palace") -> Check:
     return Check("vectors", True, f"{len(stored)} vectors = {len(embedded)} embedded drawers, none zero or NaN")
 
 
-def _bad_vectors(palace: "Palace", ids: list[str]) -> list[str]:
+def _bad_vectors(store: "Store", ids: list[str]) -> list[str]:
     """The ids among ``ids`` whose stored vector is zero or holds a NaN or infinity."""
     bad = []
     for i in range(0, len(ids), SCAN_BATCH):
-        got, matrix = palace.vectors.embeddings(ids[i:i + SCAN_BATCH])
+        got, matrix = store.vectors.embeddings(ids[i:i + SCAN_BATCH])
         if not got:
             continue
         bad += [d for d, ok in zip(got, usable(matrix)) if not ok]
@@ -229,52 +227,38 @@ def _bad_vectors(palace: "Palace", ids: list[str]) -> list[str]:
 
 def _delete_orphans(conn: sqlite3.Connection) -> str:
     """Delete the rows whose parent is gone (a crash of older code, a hand edit): they
-    cannot be shown or searched. A drawer goes with its full-text row and leaves a vector
-    tombstone; a fact no other fact may point at any more (``superseded_by`` cleared, and
-    its timeline is closed again by the next mine). Re-mining derives them again from
-    the notes."""
-    from palace.store.drawers import remove_drawer
-
-    rows = conn.execute("PRAGMA foreign_key_check").fetchall()
-    with store.transaction(conn):
-        for table, rowid, _parent, _fk in rows:
-            if table == "drawers":
-                found = conn.execute("SELECT id FROM drawers WHERE rowid = ?", (rowid,)).fetchone()
-                if found is not None:
-                    remove_drawer(conn, rowid, found[0])
-                continue
-            if table == "facts":
-                conn.execute("UPDATE facts SET superseded_by = NULL WHERE superseded_by = (SELECT id FROM facts"
-                             " WHERE rowid = ?)", (rowid,))
-            conn.execute(f'DELETE FROM "{table}" WHERE rowid = ?', (rowid,))
+    cannot be shown or searched (:func:`palace.store.upkeep.delete_orphans`). A fact no
+    other fact may point at any more has its timeline closed again by the next mine.
+    Re-mining derives them again from the notes."""
+    rows = upkeep.orphan_rows(conn)
+    with db.transaction(conn):
+        upkeep.delete_orphans(conn, rows)
     return f"deleted {len(rows)} rows whose parent was gone"
 
 
 def _rebuild_fts(conn: sqlite3.Connection) -> str:
-    with store.transaction(conn):
-        conn.execute("DELETE FROM drawers_fts")
-        conn.execute(f"INSERT INTO drawers_fts (rowid, title, heading, text, path) {store.FTS_ROWS}")
-    count = conn.execute("SELECT count(*) FROM drawers_fts").fetchone()[0]
+    with db.transaction(conn):
+        count = upkeep.rebuild_fts(conn)
     return f"rebuilt the full-text index ({count} drawers)"
 
 
-def _repair_vectors(palace: "Palace") -> list[str]:
+def _repair_vectors(store: "Store") -> list[str]:
     from palace.mine.indexing import embed_pending
 
-    conn = palace.conn
+    conn = store.conn
     done = []
-    embedded = {r[0] for r in conn.execute("SELECT id FROM drawers WHERE embedded = 1")}
-    stored = set() if palace.vectors.lost() else palace.vectors.ids()
-    live = {r[0] for r in conn.execute("SELECT id FROM drawers")}
+    embedded = upkeep.drawer_ids(conn, embedded=True)
+    stored = set() if store.vectors.lost() else store.vectors.ids()
+    live = upkeep.drawer_ids(conn)
     stray = sorted(stored - live)
     if stray:
-        palace.vectors.delete(stray)
+        store.vectors.delete(stray)
         done.append(f"removed {len(stray)} vectors of drawers that are gone")
-    again = sorted((embedded - stored) | set(_bad_vectors(palace, sorted(stored & embedded))))
+    again = sorted((embedded - stored) | set(_bad_vectors(store, sorted(stored & embedded))))
     if again:
-        with store.transaction(conn):
-            conn.executemany("UPDATE drawers SET embedded = 0 WHERE id = ?", [(d,) for d in again])
-    count = embed_pending(palace)
+        with db.transaction(conn):
+            upkeep.mark_for_embedding(conn, again)
+    count = embed_pending(store)
     if count:
         done.append(f"embedded {count} drawers from their stored texts")
     return done

@@ -1,6 +1,6 @@
 """One writer at a time: the locks a palace's writers hold.
 
-A watcher holds ``watch.lock`` for its whole life (:class:`palace.mine.watch.PalaceLock`);
+A watcher holds ``watch.lock`` for its whole life (:class:`palace.mine.watch.Watcher`);
 every write holds ``mine.lock`` while it writes: a ``palace mine``, a repair, a forget or
 an import for their whole run (:func:`sole_writer`: refused at once, with
 :class:`PalaceBusy`, beside another writer or a watcher, rather than racing over the same
@@ -9,6 +9,7 @@ notes), a short write such as a fact the user or an agent adds for its transacti
 included). Both are exclusive ``flock`` s the kernel drops when the process dies, so a
 killed writer never blocks the next; a writer never takes it twice (the handle's write
 methods take it, the flows they call never do). Readers (``ask``, ``status``) take no lock.
+A warm server (``palace serve``) holds ``serve.lock`` for its life: one server a palace.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ MINE_LOCK = "mine.lock"
 #: the watcher's lock (held for its life) and pid file (see :mod:`palace.mine.watch`)
 WATCH_LOCK = "watch.lock"
 WATCH_PID = "watch.pid"
+#: the warm server's lock, held for its life (:meth:`palace.core.Palace.claim_server`)
+SERVE_LOCK = "serve.lock"
 
 
 #: how long a short write (a fact added, retracted, reviewed…) waits for the write lock, in seconds
@@ -91,6 +94,11 @@ def mine_running(palace_dir: Path) -> bool:
     return held(palace_dir / MINE_LOCK)
 
 
+def watcher_running(palace_dir: Path) -> bool:
+    """True while some process holds the palace's ``watch.lock`` (a watcher runs)."""
+    return held(palace_dir / WATCH_LOCK)
+
+
 def held(lock_file: Path) -> bool:
     """True while some process holds an exclusive ``flock`` on ``lock_file`` (False when
     the file does not exist)."""
@@ -123,7 +131,7 @@ def sole_writer(palace_dir: Path, doing: str = "mine"):
     :class:`PalaceBusy` when a watcher keeps it current (two writers would race over the
     same notes) or another writer holds :class:`MineLock`. ``doing`` names the work in the
     message ("mine", "repair")."""
-    if held(palace_dir / WATCH_LOCK):
+    if watcher_running(palace_dir):
         pid = watcher_pid(palace_dir)
         raise PalaceBusy(f"a watcher{f' (pid {pid})' if pid else ''} keeps this palace current: it cannot {doing}"
                          " beside it",

@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from palace.store import upkeep
+
 if TYPE_CHECKING:
-    from palace.core import Palace
+    from palace.config import Config
+    from palace.store.store import Store
 
 
 @dataclass(frozen=True)
@@ -55,57 +58,51 @@ class StatusReport:
         return to_json(self)
 
 
-def status(palace: "Palace") -> StatusReport:
-    """Read the counts and per-file states of ``palace`` (SQLite only: no Chroma, no models)."""
-    conn = palace.conn
-    name, dim = palace.model_info()
-    one = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
-    files = {"indexed": 0, "skipped": 0, "failed": 0}
-    for row in conn.execute("SELECT status, count(*) FROM files GROUP BY status"):
-        files[row[0]] = row[1]
+def status(store: "Store", config: "Config") -> StatusReport:
+    """Read the counts and per-file states of the palace in ``store`` (SQLite only: no
+    Chroma, no models); ``config``'s predicates are checked for facts."""
+    conn = store.conn
+    name, dim = store.model_info()
+    files = {"indexed": 0, "skipped": 0, "failed": 0, **upkeep.file_counts(conn)}
     states = tuple(
         FileState(r["wing"], r["path"], r["room"], r["status"], r["reason"] or "", r["n"],
                   r["doc_date"], r["doc_date_source"], r["encoding"])
-        for r in conn.execute(
-            "SELECT f.*, (SELECT count(*) FROM drawers d WHERE d.file_id = f.id) AS n FROM files f"
-            " ORDER BY f.wing, f.path"
-        )
+        for r in upkeep.file_states(conn)
     )
+    graph = upkeep.graph_counts(conn)
     return StatusReport(
-        palace=str(palace.path),
+        palace=str(store.path),
         embedding_model=name,
         embedding_dimension=dim,
-        wings=tuple(r[0] for r in conn.execute("SELECT DISTINCT wing FROM files ORDER BY wing")),
+        wings=tuple(upkeep.wings(conn)),
         files=files,
-        drawers=one("SELECT count(*) FROM drawers"),
-        drawers_awaiting_vectors=one("SELECT count(*) FROM drawers WHERE embedded = 0"),
-        entities=one("SELECT count(*) FROM entities"),
-        mentions=one("SELECT count(*) FROM mentions"),
-        date_mentions=one("SELECT count(*) FROM date_mentions"),
-        facts=one("SELECT count(*) FROM facts WHERE invalidated_at IS NULL"),
-        facts_invalidated=one("SELECT count(*) FROM facts WHERE invalidated_at IS NOT NULL"),
+        drawers=upkeep.count_drawers(conn),
+        drawers_awaiting_vectors=upkeep.count_drawers(conn, embedded=False),
+        entities=graph["entities"],
+        mentions=graph["mentions"],
+        date_mentions=graph["date_mentions"],
+        facts=graph["facts"],
+        facts_invalidated=graph["facts_invalidated"],
         file_states=states,
-        unused_predicates=_unused_predicates(palace),
-        warnings=_warnings(palace),
+        unused_predicates=_unused_predicates(store, config),
+        warnings=_warnings(store),
     )
 
 
-def _warnings(palace: "Palace") -> tuple[str, ...]:
+def _warnings(store: "Store") -> tuple[str, ...]:
     """What needs attention, read without opening Chroma: its folder gone while drawers
     are marked as embedded."""
-    embedded = palace.conn.execute("SELECT 1 FROM drawers WHERE embedded = 1 LIMIT 1").fetchone()
-    if embedded and palace.vectors.lost():
+    if upkeep.has_drawers(store.conn, embedded=True) and store.vectors.lost():
         return ("the vector store (chroma/) is missing: `ask` answers from BM25 and the graph alone"
                 " until `palace doctor --repair` (or the next `palace mine`) embeds the drawers again",)
     return ()
 
 
-def _unused_predicates(palace: "Palace") -> tuple[str, ...]:
+def _unused_predicates(store: "Store", config: "Config") -> tuple[str, ...]:
     """The predicates of ``config.json`` (added or overriding a shipped one) of which the
     palace holds no fact, live or invalidated, though it has mined notes."""
-    names = [p.get("name") for p in palace.config.predicates]
-    if not names or not palace.conn.execute("SELECT 1 FROM drawers LIMIT 1").fetchone():
+    names = [p.get("name") for p in config.predicates]
+    if not names or not upkeep.has_drawers(store.conn):
         return ()
-    used = {r[0] for r in palace.conn.execute(
-        f"SELECT DISTINCT predicate FROM facts WHERE predicate IN ({','.join('?' * len(names))})", names)}
+    used = upkeep.predicates_with_facts(store.conn, names)
     return tuple(n for n in names if n not in used)

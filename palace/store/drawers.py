@@ -53,7 +53,8 @@ def move_file(conn: sqlite3.Connection, file_id: int, *, wing: str, old_path: st
               mtime: float, size: int, at: str) -> None:
     """A note moved from ``old_path`` to ``path``: its row, its facts' citations and its
     drawers' FTS paths follow; its drawers are marked to be re-embedded (their vectors'
-    metadata name the path; the vectors themselves are reused by ``embed_hash``)."""
+    metadata name the room, which a move can change; the vectors themselves are reused by
+    ``embed_hash``)."""
     conn.execute("UPDATE files SET path = ?, room = ?, root = ?, mtime = ?, size = ?, mined_at = ? WHERE id = ?",
                  (path, room, root, mtime, size, at, file_id))
     conn.execute("UPDATE facts SET path = ? WHERE wing = ? AND path = ?", (path, wing, old_path))

@@ -3,10 +3,12 @@ implementation (:class:`EmbeddedChroma`). Vectors are derived from SQLite: anyth
 the store can be rebuilt from the drawers' texts (``palace doctor --repair``).
 
 The protocol is what palace needs of any store — a Chroma server can be another
-implementation: ids are drawer ids; metadata carries wing, room, path, ``embed_hash`` (to reuse a vector
-for text already embedded) and the drawer's date bounds as ``YYYYMMDD`` integers (Chroma
-``where`` filters compare numbers). Chroma is opened lazily, with telemetry off, and is
-never asked to embed anything: palace passes the vectors it computed.
+implementation: ids are drawer ids; metadata carries wing, room, ``embed_hash`` (to reuse a
+vector for text already embedded) and the drawer's date bounds as ``YYYYMMDD`` integers
+(Chroma ``where`` filters compare numbers; :func:`palace.mine.indexing.unembedded` builds
+it): no text and no path, so a forgotten note leaves neither in the vector store.
+Chroma is opened lazily, with telemetry off, and is never asked to embed anything:
+palace passes the vectors it computed.
 
 Chroma's persistent client is not safe for several processes at once: an ``ask`` that
 read the HNSW files while a watcher wrote them crashed (SIGSEGV in Chroma's Rust
@@ -387,8 +389,8 @@ class ChromaServer(_ChromaStore):
     :class:`VectorStore` for palaces that outgrow one laptop. ``url`` is
     ``http(s)://host:port``; ``collection`` names this palace's collection (palaces that
     share a server need distinct names, 3–512 characters of ``[a-zA-Z0-9._-]``). The
-    server holds the vectors and their metadata (wing, room, path, date bounds, the text's
-    hash), never the text; telemetry is off. Raises :class:`palace.errors.UsageError`
+    server holds the vectors and their metadata (wing, room, date bounds, the text's
+    hash), never the text nor the path; telemetry is off. Raises :class:`palace.errors.UsageError`
     for a URL it cannot read."""
 
     def __init__(self, url: str, collection: str = COLLECTION) -> None:
