@@ -74,7 +74,8 @@ def _render(result, as_json: bool) -> None:
                 "invalidated": f" [red]invalidated {f.invalidated_at}: {escape(f.invalidation_reason or '')}[/]",
                 "candidate": " [magenta]candidate, awaiting review (palace review)[/]",
                 "retracted": f" [red]{escape(f.invalidation_reason or 'retracted')}[/]",
-                "rejected": f" [red]{escape(f.invalidation_reason or 'rejected')}[/]"}[f.state]
+                "rejected": f" [red]{escape(f.invalidation_reason or 'rejected')}[/]",
+                "planned": " [yellow]planned[/]"}[f.state]
         if f.conflicts_with:
             mark += f" [red]conflicts with {', '.join(f'#{i}' for i in f.conflicts_with)}[/]"
         out.print(f"#{f.id} [bold]{escape(f.subject)}[/] –{f.predicate}→ [bold]{escape(f.object or '(whatever held)')}[/]  "

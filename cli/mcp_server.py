@@ -6,12 +6,12 @@ agent's tool calls with what the commands print as JSON (:func:`palace.results.t
 =================  ============================================================
 ``ask``            the same result as ``palace ask --json``
 ``search_nodes``   entities whose names hold the query's words, scored, with their
-                   current relations (:func:`palace.graph.cards.search_entities`)
+                   current relations (:meth:`palace.core.Palace.search_entities`)
 ``open_nodes``     the profile cards of named entities (``palace entity --json``)
 ``facts``          current facts, or those valid ``as_of`` a day, or held ``known_at``
 ``history``        every fact about a name, superseded and ended ones included
 ``changes``        what began, ended or was superseded in a valid-time window
-``profile_card``   the text block of :func:`palace.graph.cards.profile_card`, for a prompt
+``profile_card``   the text block of :meth:`palace.core.Palace.profile_card`, for a prompt
 ``remember``       an observation about an entity (a candidate)
 ``relate``         a typed fact (a candidate)
 ``retract``        a proposal to retract a fact (pending review)
@@ -46,7 +46,6 @@ def build_server(palace, *, wing: str | None = None):
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from palace.graph.cards import fact_wing, mentioned_in, search_entities, wings
     from palace.results import to_data
 
     private = palace.config.private_wings
@@ -55,7 +54,7 @@ def build_server(palace, *, wing: str | None = None):
                          f"{'are' if len(private) > 1 else 'is'} private and never served unless named",
                          hint="serve one wing: palace mcp --wing NAME")
     if wing is not None:
-        known = wings(palace)
+        known = palace.wings()
         if wing not in known:
             raise UsageError(f"no wing {wing!r} in this palace", hint=f"wings: {', '.join(sorted(known))}")
     server = MCPServer("palace", instructions=(
@@ -98,7 +97,7 @@ def build_server(palace, *, wing: str | None = None):
     def search_nodes(query: str, limit: int = 10) -> list[dict[str, Any]]:
         """Find entities (people, organisations, projects…) whose names or aliases hold the
         query's words; each with a score in [0, 1], its aliases and current relations."""
-        return call(search_entities, palace, query, limit=max(1, min(limit, 50)), wing=wing)
+        return call(palace.search_entities, query, limit=max(1, min(limit, 50)), wing=wing)
 
     @server.tool()
     def open_nodes(names: List[str]) -> list[dict[str, Any]]:
@@ -106,7 +105,7 @@ def build_server(palace, *, wing: str | None = None):
         citations, first and last seen, related entities, latest mentions."""
         cards = []
         for name in names[:20]:
-            if wing is not None and not call(mentioned_in, palace, name, wing):
+            if wing is not None and not call(palace.mentioned_in, name, wing):
                 raise ToolError(f"no entity named {name!r} in wing {wing!r}")
             card = call(palace.entity, name)
             if wing is not None:  # only what this wing holds: its facts and mentions, no neighbours from elsewhere
@@ -161,9 +160,7 @@ def build_server(palace, *, wing: str | None = None):
         """Remember an observation about an entity ("prefers email over phone", "timezone
         is CET"), valid from `since` (YYYY-MM-DD). It is a candidate the user reviews,
         unless the palace lets agents commit."""
-        from palace.graph.corrections import observe
-
-        return written(call_raw(observe, palace, entity, text, valid_from=day(since, "since"), by="agent",
+        return written(call_raw(palace.observe, entity, text, valid_from=day(since, "since"), by="agent",
                                 candidate=not agent_commits, wing=wing))
 
     @server.tool()
@@ -172,9 +169,7 @@ def build_server(palace, *, wing: str | None = None):
         """State a typed fact (`subject predicate object`, a predicate of the registry:
         works_at, reports_to, role, leads…) valid over [since, until). It is a candidate
         the user reviews, unless the palace lets agents commit."""
-        from palace.graph.corrections import add_fact
-
-        return written(call_raw(add_fact, palace, subject, predicate, object, valid_from=day(since, "since"),
+        return written(call_raw(palace.add_fact, subject, predicate, object, valid_from=day(since, "since"),
                                 valid_to=day(until, "until"), note=note, wing=wing, by="agent",
                                 candidate=not agent_commits))
 
@@ -182,20 +177,16 @@ def build_server(palace, *, wing: str | None = None):
     def retract(fact_id: int, reason: str = "") -> dict[str, Any]:
         """Propose to retract a wrong fact (its #id from facts or history), with the reason.
         The user accepts or rejects the proposal, unless the palace lets agents commit."""
-        from palace.graph.corrections import retract_fact
-
         if wing is not None:  # a fact of another wing is as unknown as a missing one: its content stays there
-            if fact_wing(palace, fact_id) != wing:
+            if palace.fact_wing(fact_id) != wing:
                 raise ToolError(f"no fact #{fact_id} in wing {wing!r}")
-        return written(call_raw(retract_fact, palace, fact_id, reason=reason, by="agent", pending=not agent_commits))
+        return written(call_raw(palace.retract_fact, fact_id, reason=reason, by="agent", pending=not agent_commits))
 
     return server
 
 
 def _card(palace, names, entities: int, facts: int, wing: str | None):
-    from palace.graph.cards import profile_card
-
-    return profile_card(palace, names, entities=max(1, min(entities, 50)), facts=max(1, min(facts, 20)), wing=wing)
+    return palace.profile_card(names, entities=max(1, min(entities, 50)), facts=max(1, min(facts, 20)), wing=wing)
 
 
 def _said(exc: PalaceError) -> str:

@@ -25,12 +25,11 @@ def export(
     provenance, and the user's decisions (merges, splits, added, retracted, confirmed,
     accepted and rejected facts)."""
     from palace.core import Palace
-    from palace.ops.portable import export_graph
 
     if graphml and as_json:
         raise typer.BadParameter("--graphml or --json, not both")
     with Palace.open(palace_dir, create=False) as palace:
-        text, counts = export_graph(palace, graphml=graphml)
+        text, counts = palace.export(graphml=graphml)
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
@@ -49,14 +48,10 @@ def import_command(
     """Replay the user's decisions of an export (merges, splits, added, retracted,
     confirmed, accepted and rejected facts) into this palace — one mined again from the
     same notes keeps every correction."""
-    from palace.config import resolve_palace_path
     from palace.core import Palace
-    from palace.ops.locks import sole_writer
-    from palace.ops.portable import import_decisions
 
-    where = resolve_palace_path(palace_dir)
-    with Palace.open(where, create=False) as palace, sole_writer(where, "import"):
-        report = import_decisions(palace, source)
+    with Palace.open(palace_dir, create=False) as palace:
+        report = palace.import_decisions(source)
     if as_json:
         typer.echo(to_json(report))
         return

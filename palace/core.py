@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import datetime as dt
     import threading
 
+    from palace.graph.cards import EntityHit, ProfileCard
     from palace.graph.changes import ChangeSet
     from palace.graph.corrections import FactDecision, Review
     from palace.ops.daemon import DaemonStatus
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from palace.mine.run import FileOutcome, MineReport
     from palace.ask.query import AskResult
     from palace.graph.resolution import AliasReport, Decision
+    from palace.ops.portable import ImportReport
     from palace.ops.status import StatusReport
 
 
@@ -52,6 +54,11 @@ class Palace:
     and never another thread's open transaction, and the vector store reopens itself
     when another process wrote it.
     """
+
+    #: How long a short write (a fact added, retracted, confirmed, reviewed or undone; a
+    #: merge or a split) waits for the write lock held by another writer, in seconds;
+    #: None: :data:`palace.ops.locks.WRITE_WAIT_S`.
+    write_wait: float | None = None
 
     def __init__(self, path: Path, conn: sqlite3.Connection, embedder: "Embedder | None" = None,
                  vectors: VectorStore | None = None) -> None:
@@ -121,11 +128,13 @@ class Palace:
         """Hold the palace's write lock for a ``with`` block (:mod:`palace.ops.locks`):
         for a whole run (``whole_run``: a mine, a repair, a forget, an import) it is
         refused at once beside another writer or a watcher; for one short write it waits
-        a few seconds for the write at hand. ``doing`` names the work in the refusal.
+        up to :attr:`write_wait` seconds for the write at hand. ``doing`` names the work in
+        the refusal.
         Raises :class:`palace.errors.PalaceBusy`."""
-        from palace.ops.locks import sole_writer, write_lock
+        from palace.ops.locks import WRITE_WAIT_S, sole_writer, write_lock
 
-        with sole_writer(self.path, doing) if whole_run else write_lock(self.path, doing):
+        wait = WRITE_WAIT_S if self.write_wait is None else self.write_wait
+        with sole_writer(self.path, doing) if whole_run else write_lock(self.path, doing, wait=wait):
             yield
 
     def __enter__(self) -> "Palace":
@@ -253,8 +262,8 @@ class Palace:
         :func:`palace.graph.facts.facts`."""
         from palace.graph.facts import facts
 
-        return facts(self, about=about, predicate=predicate, as_of=as_of, known_at=known_at, limit=limit,
-                     typed_only=typed_only, now=now, wing=wing)
+        return facts(self.conn, self.registry, about=about, predicate=predicate, as_of=as_of, known_at=known_at,
+                     limit=limit, typed_only=typed_only, now=now, wing=wing)
 
     def history(self, name: str, *, predicate: str | None = None, limit: int = 500,
                 typed_only: bool = True, wing: str | None = None) -> "FactsResult":
@@ -263,8 +272,8 @@ class Palace:
         unknown name."""
         from palace.graph.facts import facts
 
-        return facts(self, about=name, predicate=predicate, history=True, limit=limit, typed_only=typed_only,
-                     wing=wing)
+        return facts(self.conn, self.registry, about=name, predicate=predicate, history=True, limit=limit,
+                     typed_only=typed_only, wing=wing)
 
     def changes(self, start: "dt.date | None" = None, end: "dt.date | None" = None, *, about: str | None = None,
                 wing: str | None = None, room: str | None = None) -> "ChangeSet":
@@ -287,13 +296,46 @@ class Palace:
         """The profile card of ``name``; see :func:`palace.graph.profile.profile`."""
         from palace.graph.profile import profile
 
-        return profile(self, name)
+        return profile(self.conn, self.registry, name)
 
     def connection(self, source: str, target: str) -> "Connection":
         """How two names are connected over current facts; see :func:`palace.graph.profile.connection`."""
         from palace.graph.profile import connection
 
-        return connection(self, source, target)
+        return connection(self.conn, self.registry, source, target)
+
+    def search_entities(self, query: str, *, limit: int = 10, relations: int = 5,
+                        wing: str | None = None) -> "list[EntityHit]":
+        """Entities whose names hold the query's words, scored; see :func:`palace.graph.cards.search_entities`."""
+        from palace.graph.cards import search_entities
+
+        return search_entities(self.conn, self.registry, query, limit=limit, relations=relations, wing=wing)
+
+    def profile_card(self, names: tuple[str, ...] = (), *, entities: int = 8, facts: int = 5,
+                     wing: str | None = None) -> "ProfileCard":
+        """What the notes hold now about a few entities, as text for a prompt; see
+        :func:`palace.graph.cards.profile_card`."""
+        from palace.graph.cards import profile_card
+
+        return profile_card(self.conn, self.registry, names, entities=entities, facts=facts, wing=wing)
+
+    def mentioned_in(self, name: str, wing: str) -> bool:
+        """Whether the entity ``name`` is mentioned in ``wing``; :class:`UsageError` for an unknown name."""
+        from palace.graph.cards import mentioned_in
+
+        return mentioned_in(self.conn, name, wing)
+
+    def fact_wing(self, fact_id: int) -> str | None:
+        """The wing a fact was read (or stated) in; None for an unknown fact."""
+        from palace.store.facts import fact_wing
+
+        return fact_wing(self.conn, fact_id)
+
+    def wings(self) -> list[str]:
+        """The wings of the palace, sorted."""
+        from palace.store.drawers import wings
+
+        return wings(self.conn)
 
     def aliases(self, name: str) -> "AliasReport":
         """``name``'s aliases and why each name resolves as it does; see :func:`palace.graph.resolution.aliases`."""
@@ -302,64 +344,94 @@ class Palace:
         return aliases(self.conn, name)
 
     def merge(self, name: str, into: str) -> "Decision":
-        """Record that ``name`` is ``into`` (kept on every re-mine, reversible)."""
+        """Record that ``name`` is ``into`` (kept on every re-mine, reversible), holding the
+        write lock (:class:`palace.errors.PalaceBusy` when another writer keeps it past
+        :attr:`write_wait`)."""
         from palace.graph.resolution import merge
 
-        return merge(self.conn, name, into, self.registry)
+        with self._writing("merge names", whole_run=False):
+            return merge(self.conn, name, into, self.registry)
 
     def split(self, name: str) -> "list[Decision]":
-        """Undo what ``name`` was joined to and keep it apart."""
+        """Undo what ``name`` was joined to and keep it apart, holding the write lock."""
         from palace.graph.resolution import split
 
-        return split(self.conn, name, self.registry)
+        with self._writing("split a name", whole_run=False):
+            return split(self.conn, name, self.registry)
 
     def add_fact(self, subject: str, predicate: str, obj: str, **options) -> "FactDecision":
-        """State a fact (evidence ``user``); see :func:`palace.graph.corrections.add_fact`."""
+        """State a fact (evidence ``user``), holding the write lock; see
+        :func:`palace.graph.corrections.add_fact`."""
         from palace.graph.corrections import add_fact
 
-        return add_fact(self, subject, predicate, obj, **options)
+        with self._writing("add a fact", whole_run=False):
+            return add_fact(self.conn, self.registry, subject, predicate, obj, **options)
 
     def retract_fact(self, fact_id: int, **options) -> "FactDecision":
-        """Retract a fact, for good across re-mines; see :func:`palace.graph.corrections.retract_fact`."""
+        """Retract a fact, for good across re-mines, holding the write lock; see
+        :func:`palace.graph.corrections.retract_fact`."""
         from palace.graph.corrections import retract_fact
 
-        return retract_fact(self, fact_id, **options)
+        with self._writing("retract a fact", whole_run=False):
+            return retract_fact(self.conn, self.registry, fact_id, **options)
 
     def confirm_fact(self, fact_id: int) -> "FactDecision":
-        """Confirm a mined fact; see :func:`palace.graph.corrections.confirm_fact`."""
+        """Confirm a mined fact, holding the write lock; see :func:`palace.graph.corrections.confirm_fact`."""
         from palace.graph.corrections import confirm_fact
 
-        return confirm_fact(self, fact_id)
+        with self._writing("confirm a fact", whole_run=False):
+            return confirm_fact(self.conn, fact_id)
 
     def undo_fact_decision(self, decision_id: int) -> "FactDecision":
-        """Undo an added, retracted or confirmed fact; see :func:`palace.graph.corrections.undo`."""
+        """Undo an added, retracted, confirmed, accepted or rejected fact, holding the write
+        lock; see :func:`palace.graph.corrections.undo`."""
         from palace.graph.corrections import undo
 
-        return undo(self, decision_id)
+        with self._writing("undo a fact decision", whole_run=False):
+            return undo(self.conn, self.registry, decision_id)
 
     def observe(self, entity: str, text: str, **options) -> "FactDecision":
-        """Attach a free statement to an entity; see :func:`palace.graph.corrections.observe`."""
+        """Attach a free statement to an entity, holding the write lock; see
+        :func:`palace.graph.corrections.observe`."""
         from palace.graph.corrections import observe
 
-        return observe(self, entity, text, **options)
+        with self._writing("add an observation", whole_run=False):
+            return observe(self.conn, self.registry, entity, text, **options)
 
     def pending_review(self) -> "Review":
         """Candidates and proposals awaiting review; see :func:`palace.graph.corrections.pending_review`."""
         from palace.graph.corrections import pending_review
 
-        return pending_review(self)
+        return pending_review(self.conn, self.registry)
 
     def review(self, accept: bool, **options) -> "list[FactDecision]":
-        """Accept or reject candidates and proposals; see :func:`palace.graph.corrections.review`."""
+        """Accept or reject candidates and proposals, holding the write lock; see
+        :func:`palace.graph.corrections.review`."""
         from palace.graph.corrections import review
 
-        return review(self, accept, **options)
+        with self._writing("accept a candidate" if accept else "reject a candidate", whole_run=False):
+            return review(self.conn, self.registry, accept, **options)
 
     def fact_decisions(self) -> "list[FactDecision]":
         """Every fact decision, oldest first; see :func:`palace.graph.corrections.decisions`."""
         from palace.graph.corrections import decisions
 
-        return decisions(self)
+        return decisions(self.conn)
+
+    def export(self, *, graphml: bool = False) -> tuple[str, dict]:
+        """The graph as JSON (or GraphML) text and its counts; see :func:`palace.ops.portable.export_graph`."""
+        from palace.ops.portable import export_graph
+
+        return export_graph(self.store, self.registry, graphml=graphml)
+
+    def import_decisions(self, path: str | Path) -> "ImportReport":
+        """Replay the user's decisions of an export into this palace, holding the write lock
+        for the run (:class:`palace.errors.PalaceBusy` beside another writer or a watcher);
+        see :func:`palace.ops.portable.import_decisions`."""
+        from palace.ops.portable import import_decisions
+
+        with self._writing("import"):
+            return import_decisions(self.store, self.registry, Path(path))
 
     def claim_server(self) -> "Callable[[], None] | None":
         """Become the one process that serves this palace: an exclusive ``flock`` on its

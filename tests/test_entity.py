@@ -13,19 +13,19 @@ from palace.graph.profile import connection, profile
 
 
 def test_profile_of_a_person(sample_palace):
-    card = profile(sample_palace, "alice chen's")
+    card = profile(sample_palace.conn, sample_palace.registry, "alice chen's")
     assert card.name == "Alice Chen" and "PERSON" in card.types
     assert card.first_seen == "2023-02-04"  # journal/2023-02-04.md, her first note
     assert card.files >= 5 and card.mentions >= card.drawers >= card.files
     assert "Acme Robotics" in {n.name for n in card.related}
     assert all(c.path for c in card.recent)
-    moreau = profile(sample_palace, "Alice Moreau")
+    moreau = profile(sample_palace.conn, sample_palace.registry, "Alice Moreau")
     assert set(moreau.entity_ids).isdisjoint(card.entity_ids)  # two Alices, two profiles
     assert card.degree >= len(card.related) > 0
 
 
 def test_bob_reports_to_helen_now_and_the_card_cites_it(sample_palace):
-    card = profile(sample_palace, "Bob Okafor")
+    card = profile(sample_palace.conn, sample_palace.registry, "Bob Okafor")
     reports = [f for f in card.current if f.predicate == "reports_to"]
     # four notes say so; the card shows the value once, from its earliest valid time
     assert [(f.object, f.valid_from, f.valid_to) for f in reports] == [("Helen Marsh", "2024-07-01", None)]
@@ -33,7 +33,7 @@ def test_bob_reports_to_helen_now_and_the_card_cites_it(sample_palace):
 
 
 def test_a_connection_is_a_cited_shortest_path(sample_palace):
-    found = connection(sample_palace, "Bob Okafor", "Priya Raman")
+    found = connection(sample_palace.conn, sample_palace.registry, "Bob Okafor", "Priya Raman")
     # the current graph: Bob's reporting line to Priya is superseded, yet they still
     # share sentences, so one hop, cited by a sentence naming both
     assert len(found.hops) == 1
@@ -41,18 +41,18 @@ def test_a_connection_is_a_cited_shortest_path(sample_palace):
     assert {hop.subject, hop.object} == {"Bob Okafor", "Priya Raman"} and hop.path and hop.sentence
     assert "Priya" in hop.sentence and "Bob" in hop.sentence
     with pytest.raises(UsageError):
-        connection(sample_palace, "Bob Okafor", "bob okafor's")
+        connection(sample_palace.conn, sample_palace.registry, "Bob Okafor", "bob okafor's")
 
 
 def test_unknown_name_suggests_close_ones(sample_palace):
     with pytest.raises(UsageError) as info:
-        profile(sample_palace, "Alise Chen")
+        profile(sample_palace.conn, sample_palace.registry, "Alise Chen")
     assert info.value.message == "no entity named 'Alise Chen' in this palace"
     assert "Alice Chen" in info.value.hint
 
 
 def test_front_matter_aliases_name_the_note_concept(sample_palace):
-    card = profile(sample_palace, "Project Harbor")
+    card = profile(sample_palace.conn, sample_palace.registry, "Project Harbor")
     assert "CONCEPT" in card.types and {"HBR", "Harbour"} <= set(card.aliases)
 
 
@@ -78,16 +78,16 @@ def test_cli_entity_path_cites_each_hop(mined_sample):
 
 
 def test_an_alias_or_a_shouted_possessive_reaches_the_same_profile(sample_palace):
-    by_name = profile(sample_palace, "Harbor")
-    by_alias = profile(sample_palace, "Project Harbor")
+    by_name = profile(sample_palace.conn, sample_palace.registry, "Harbor")
+    by_alias = profile(sample_palace.conn, sample_palace.registry, "Project Harbor")
     assert set(by_alias.entity_ids) == set(by_name.entity_ids) and by_alias.mentions == by_name.mentions > 0
-    assert profile(sample_palace, "ALICE CHEN'S").name == "Alice Chen"
+    assert profile(sample_palace.conn, sample_palace.registry, "ALICE CHEN'S").name == "Alice Chen"
 
 
 def test_entity_search_lists_each_entity_once_with_distinct_relations(sample_palace):
     from palace.graph.cards import search_entities
 
-    hits = search_entities(sample_palace, "bob")
+    hits = search_entities(sample_palace.conn, sample_palace.registry, "bob")
     names = [h.name for h in hits]
     assert names[0] == "Bob Okafor" and len(names) == len(set(names))
     relations = [(r.subject, r.predicate, r.object) for r in hits[0].relations]

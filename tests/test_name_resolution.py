@@ -44,11 +44,11 @@ def test_an_organisation_with_and_without_its_legal_suffix_is_one_entity(notes, 
         # "Acme Corp." at the end of a clause and "Acme Corp" are one name as read
         rows = palace.conn.execute("SELECT name FROM entities WHERE key LIKE 'acme corp%'").fetchall()
         assert [r[0] for r in rows] == ["Acme Corp.", "Acme Corporation"]
-        card = profile(palace, "Acme Corp")
+        card = profile(palace.conn, palace.registry, "Acme Corp")
         assert card.name == "Acme Corp." and card.mentions == 5
         assert {"Acme", "Acme Corporation", "Acme Inc."} <= set(card.aliases)
         for other in ("Acme", "acme inc.", "Acme Corporation", "Acme Corp."):
-            assert profile(palace, other).name == "Acme Corp.", other
+            assert profile(palace.conn, palace.registry, other).name == "Acme Corp.", other
         assert alias_pairs(palace, "Acme Corp") == {
             ("Acme Corp.", "name"), ("Acme", "legal suffix"), ("Acme Corporation", "legal suffix"),
             ("Acme Inc.", "legal suffix")}
@@ -72,12 +72,12 @@ def test_split_keeps_one_legal_form_apart_and_a_re_mine_respects_it(notes, tmp_p
         palace.mine(notes)
         (decision,) = split(palace.conn, "Acme Inc.", palace.registry)
         assert (decision.action, decision.name, decision.into) == ("split", "Acme Inc.", "Acme Corp.")
-        assert profile(palace, "Acme Inc.").name == "Acme Inc."
-        assert profile(palace, "Acme").name == "Acme Corp."  # the other joins stay
+        assert profile(palace.conn, palace.registry, "Acme Inc.").name == "Acme Inc."
+        assert profile(palace.conn, palace.registry, "Acme").name == "Acme Corp."  # the other joins stay
         assert ("Acme Inc.", "legal suffix") not in alias_pairs(palace, "Acme Corp")
         write(notes, {"2024-03-01.md": "# Parts\n\nAcme Inc. shipped the parts.\n"})
         palace.mine(notes)
-        assert profile(palace, "Acme Inc.").name == "Acme Inc."
+        assert profile(palace.conn, palace.registry, "Acme Inc.").name == "Acme Inc."
         assert aliases(palace.conn, "Acme Inc.").resolved_into == ()
 
 
@@ -92,9 +92,9 @@ def test_a_project_and_its_short_name_are_one_entity_and_split_undoes_it(notes, 
     write(notes, PROJECT)
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
-        card = profile(palace, "Falcon")
+        card = profile(palace.conn, palace.registry, "Falcon")
         assert card.name == "Project Falcon" and card.mentions == 5
-        assert profile(palace, "the Falcon project").name == "Project Falcon"
+        assert profile(palace.conn, palace.registry, "the Falcon project").name == "Project Falcon"
         assert alias_pairs(palace, "Project Falcon") == {
             ("Project Falcon", "name"), ("Falcon", "project name"), ("the Falcon Project", "project name")}
         report = aliases(palace.conn, "Project Falcon")
@@ -106,8 +106,8 @@ def test_a_project_and_its_short_name_are_one_entity_and_split_undoes_it(notes, 
                                                    " project 'Falcon' in wing notes"),
         ]
         split(palace.conn, "Falcon", palace.registry)
-        assert profile(palace, "Falcon").name == "Falcon"
-        assert profile(palace, "Project Falcon").mentions == 3
+        assert profile(palace.conn, palace.registry, "Falcon").name == "Falcon"
+        assert profile(palace.conn, palace.registry, "Project Falcon").mentions == 3
         assert alias_pairs(palace, "Project Falcon") == {
             ("Project Falcon", "name"), ("the Falcon Project", "project name")}
 
@@ -120,7 +120,7 @@ def test_a_short_name_read_as_a_person_stays_a_person(notes, tmp_path):
     })
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
-        assert profile(palace, "Alice").name == "Alice"
+        assert profile(palace.conn, palace.registry, "Alice").name == "Alice"
         assert aliases(palace.conn, "Alice").resolved_into == ()
         assert alias_pairs(palace, "Project Alice") == {("Project Alice", "name")}
 

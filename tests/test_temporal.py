@@ -125,9 +125,9 @@ def test_apply_timelines_closes_only_the_one_value_group(tmp_path):
     def add(fact_id, subject, predicate, value, day, invalidated=None):
         conn.execute(
             "INSERT INTO facts (id, subject_id, predicate, object_value, valid_from, recorded_at, invalidated_at,"
-            " drawer_id, wing, path, char_start, char_end, sentence, extractor, confidence)"
-            " VALUES (?, ?, ?, ?, ?, '2024-05-01T00:00:00', ?, 'd', 'w', 'p.md', 0, 1, 's', 'test', 1.0)",
-            (fact_id, subject, predicate, value, day, invalidated),
+            " status, drawer_id, wing, path, char_start, char_end, sentence, extractor, confidence)"
+            " VALUES (?, ?, ?, ?, ?, '2024-05-01T00:00:00', ?, ?, 'd', 'w', 'p.md', 0, 1, 's', 'test', 1.0)",
+            (fact_id, subject, predicate, value, day, invalidated, "retracted" if invalidated else "live"),
         )
 
     add(1, 1, "takes", "Metoprolol", "2024-04-02")

@@ -263,7 +263,7 @@ def _timeline(palace: "Palace", asked: "FactQuestion", wing: str | None) -> tupl
     valid-time order. (An ending that names no value, "Ines retired", closes the facts it
     ends and is no value itself.)"""
     try:
-        found = facts(palace, about=asked.name, predicate=asked.predicate, history=True).facts
+        found = facts(palace.conn, palace.registry, about=asked.name, predicate=asked.predicate, history=True).facts
     except UsageError:  # the name is neither an entity nor a value of any fact
         return ()
     keys, end = _keys(palace, asked), _own_end(asked)
@@ -274,7 +274,7 @@ def _timeline(palace: "Palace", asked: "FactQuestion", wing: str | None) -> tupl
 def _current(palace: "Palace", asked: "FactQuestion", wing: str | None, day: dt.date) -> list[FactView]:
     """The facts valid on ``day`` (:func:`palace.graph.facts.facts` with ``as_of``)."""
     try:
-        found = facts(palace, about=asked.name, predicate=asked.predicate, as_of=day).facts
+        found = facts(palace.conn, palace.registry, about=asked.name, predicate=asked.predicate, as_of=day).facts
     except UsageError:
         return []
     keys, end = _keys(palace, asked), _own_end(asked)

@@ -11,16 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from palace.store.entities import find_entities
-from palace.store.facts import FactFilter, FactView, fact_views
 from palace.errors import UsageError
 from palace.nlp.names import entity_key
-
-if TYPE_CHECKING:
-    from palace.core import Palace
+from palace.store.entities import (aliases_of, aliases_with_words, entity_kinds, entity_names, find_entities,
+                                   mentioned_in_wing)
+from palace.store.facts import FactFilter, FactView, fact_views
 
 #: Characters of a card's text at most, whatever the budget (about 500 tokens).
 CARD_MAX_CHARS = 2000
@@ -42,7 +40,7 @@ class EntityHit:
     relations: tuple[FactView, ...]
 
 
-def search_entities(palace: "Palace", query: str, *, limit: int = 10, relations: int = 5,
+def search_entities(conn: sqlite3.Connection, registry: dict, query: str, *, limit: int = 10, relations: int = 5,
                     wing: str | None = None) -> list[EntityHit]:
     """Entities whose name or an alias holds the query's words, best first.
 
@@ -55,18 +53,8 @@ def search_entities(palace: "Palace", query: str, *, limit: int = 10, relations:
     words = [w for w in re.findall(r"\w+", query.casefold()) if len(w) >= 2]
     if not words:
         raise UsageError(f"nothing to search for in {query!r}", hint="give one or more words of a name")
-    conn = palace.conn
-    like = " OR ".join("a.key LIKE ?" for _ in words)
-    sql = (f"SELECT e.id, e.name, e.key, e.type, a.alias, a.key AS alias_key,"
-           f" (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
-           f" FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE ({like})")
-    params: list = [f"%{w}%" for w in words]
-    if wing:
-        sql += (" AND EXISTS (SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
-                " JOIN files f ON f.id = d.file_id WHERE m.entity_id = e.id AND f.wing = ?)")
-        params.append(wing)
     best: dict[str, tuple[float, str]] = {}  # by entity name key: (score, the alias that matched)
-    for row in conn.execute(sql, params):
+    for row in aliases_with_words(conn, words, wing):
         alias_words = row["alias_key"].split()
         found = sum(1 for w in words if w in alias_words)
         if not found:
@@ -88,11 +76,9 @@ def search_entities(palace: "Palace", query: str, *, limit: int = 10, relations:
             continue
         shown.add(rows[0]["id"])
         ids = tuple(r["id"] for r in rows)
-        marks = ",".join("?" * len(ids))
-        aliases = tuple(sorted({a for (a,) in conn.execute(
-            f"SELECT alias FROM aliases WHERE entity_id IN ({marks})", ids)}))[:10]
+        aliases = aliases_of(conn, ids)[:10]
         stated = fact_views(conn, FactFilter(entity_ids=ids, typed_only=True, holds_on=dt.date.today(), wing=wing),
-                            palace.registry, limit=200)
+                            registry, limit=200)
         unique: dict[tuple[str, str, str], FactView] = {}
         for view in stated:  # one per value: a restatement in a later note is no new relation
             unique.setdefault((view.subject.casefold(), view.predicate, view.object.casefold()), view)
@@ -128,15 +114,14 @@ class ProfileCard:
     text: str
 
 
-def profile_card(palace: "Palace", names: tuple[str, ...] = (), *, entities: int = 8, facts: int = 5,
-                 wing: str | None = None) -> ProfileCard:
+def profile_card(conn: sqlite3.Connection, registry: dict, names: tuple[str, ...] = (), *, entities: int = 8,
+                 facts: int = 5, wing: str | None = None) -> ProfileCard:
     """The :class:`ProfileCard` of ``names`` (each a name or alias; :class:`UsageError`
     for an unknown one), or of the ``entities`` entities whose current typed facts were
     most recently recorded (as subject), with at most ``facts`` facts each. ``wing``:
     only facts read in that wing."""
     if entities < 1 or facts < 1:
         raise UsageError("a card needs at least one entity and one fact each", hint="--entities 8 --facts 5")
-    conn = palace.conn
     today = dt.date.today()
     groups: list[tuple[int, ...]] = []
     if names:
@@ -145,7 +130,7 @@ def profile_card(palace: "Palace", names: tuple[str, ...] = (), *, entities: int
     else:
         seen: set[str] = set()
         where = FactFilter(typed_only=True, holds_on=today, wing=wing)
-        for view in fact_views(conn, where, palace.registry, limit=max(200, entities * facts * 20),
+        for view in fact_views(conn, where, registry, limit=max(200, entities * facts * 20),
                                newest_first=True):
             key = entity_key(view.subject)
             if key in seen:
@@ -157,20 +142,16 @@ def profile_card(palace: "Palace", names: tuple[str, ...] = (), *, entities: int
     cards = []
     for ids in groups:
         views = fact_views(conn, FactFilter(entity_ids=ids, typed_only=True, holds_on=today, wing=wing),
-                           palace.registry, limit=200)
-        own = [v for v in views if v.subject in _names(conn, ids)] or list(views)
+                           registry, limit=200)
+        names_of_ids = entity_names(conn, ids)
+        own = [v for v in views if v.subject in names_of_ids] or list(views)
         unique: dict[tuple[str, str, str], FactView] = {}
         for view in own:  # one line per value: a restatement cites no new fact
             unique.setdefault((view.subject.casefold(), view.predicate, view.object.casefold()), view)
         latest = sorted(unique.values(), key=lambda v: (v.valid_from or "", v.recorded_at), reverse=True)[:facts]
-        row = conn.execute("SELECT name, type FROM entities WHERE id = ?", (ids[0],)).fetchone()
-        cards.append(CardEntity(row["name"], row["type"], tuple(latest)))
+        name, kind = entity_kinds(conn, ids[:1])[ids[0]]
+        cards.append(CardEntity(name, kind, tuple(latest)))
     return ProfileCard(today.isoformat(), entities, facts, tuple(cards), _card_text(today, cards))
-
-
-def _names(conn, ids: tuple[int, ...]) -> set[str]:
-    marks = ",".join("?" * len(ids))
-    return {n for (n,) in conn.execute(f"SELECT name FROM entities WHERE id IN ({marks})", ids)}
 
 
 def _card_text(today: dt.date, cards: list[CardEntity]) -> str:
@@ -202,21 +183,7 @@ def _when(view: FactView) -> str:
     return since + until
 
 
-def wings(palace: "Palace") -> list[str]:
-    """The wings of the palace, sorted."""
-    return sorted(r[0] for r in palace.conn.execute("SELECT DISTINCT wing FROM files"))
-
-
-def mentioned_in(palace: "Palace", name: str, wing: str) -> bool:
+def mentioned_in(conn: sqlite3.Connection, name: str, wing: str) -> bool:
     """Whether the entity ``name`` is mentioned in ``wing`` (:class:`UsageError` when
     no entity has that name)."""
-    ids = [r["id"] for r in find_entities(palace.conn, name)]
-    return palace.conn.execute(
-        f"SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
-        f" WHERE m.entity_id IN ({','.join('?' * len(ids))}) AND f.wing = ? LIMIT 1", (*ids, wing)).fetchone() is not None
-
-
-def fact_wing(palace: "Palace", fact_id: int) -> str | None:
-    """The wing a fact was read (or stated) in; None for an unknown fact."""
-    row = palace.conn.execute("SELECT wing FROM facts WHERE id = ?", (fact_id,)).fetchone()
-    return row[0] if row else None
+    return mentioned_in_wing(conn, [r["id"] for r in find_entities(conn, name)], wing)

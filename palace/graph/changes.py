@@ -23,7 +23,8 @@ import re
 import sqlite3
 from dataclasses import dataclass, replace
 
-from palace.store.facts import FactFilter, FactView, fact_views
+from palace.store.facts import FactFilter, FactView, fact_values, fact_views
+from palace.store.runs import latest_runs
 
 KINDS = ("began", "ended", "superseded", "retracted")
 CHANGE_LIMIT = 500
@@ -117,7 +118,7 @@ def changes_in_window(
     views = fact_views(conn, wanted, registry, limit=CHANGE_LIMIT + 1)
     truncated = len(views) > CHANGE_LIMIT
     views = views[:CHANGE_LIMIT]
-    by_id = _values(conn, [v.superseded_by for v in views if v.superseded_by])
+    by_id = fact_values(conn, [v.superseded_by for v in views if v.superseded_by])
     found: list[Change] = []
     for view in views:
         if view.valid_from and s <= view.valid_from < e:
@@ -144,16 +145,7 @@ def changes_since_previous_mining(
     changed anything (facts learned, retracted or superseded by it). Without two such
     runs (a palace mined once, or mined before runs were recorded), everything it holds
     is new since its first mining."""
-    sql, params = "SELECT * FROM mine_runs WHERE indexed + deleted > 0", []
-    if wing:
-        sql, params = sql + " AND wing = ?", [wing]
-    latest = conn.execute(sql + " ORDER BY finished_at DESC, id DESC LIMIT 1", params).fetchone()
-    previous = None
-    if latest is not None:
-        prev_sql, prev_params = "SELECT * FROM mine_runs WHERE id != ? AND finished_at <= ?", [latest["id"], latest["started_at"]]
-        if wing:
-            prev_sql, prev_params = prev_sql + " AND wing = ?", prev_params + [wing]
-        previous = conn.execute(prev_sql + " ORDER BY finished_at DESC, id DESC LIMIT 1", prev_params).fetchone()
+    latest, previous = latest_runs(conn, wing)
     cutoff = previous["finished_at"] if previous is not None else ""
     from palace.graph.temporal import default_registry
 
@@ -161,7 +153,7 @@ def changes_since_previous_mining(
     views = fact_views(conn, wanted, registry or default_registry(), limit=CHANGE_LIMIT + 1)
     truncated = len(views) > CHANGE_LIMIT
     views = views[:CHANGE_LIMIT]
-    by_id = _values(conn, [v.superseded_by for v in views if v.superseded_by])
+    by_id = fact_values(conn, [v.superseded_by for v in views if v.superseded_by])
     found: list[Change] = []
     for view in views:
         if view.invalidated_at and view.invalidated_at > cutoff:
@@ -177,23 +169,6 @@ def changes_since_previous_mining(
     else:
         description = "no mining run is recorded: everything the palace holds, in recorded time"
     return ChangeSet("recorded time", cutoff or None, None, description, _grouped(found), len(found), truncated)
-
-
-def _values(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[str, str]]:
-    """The value (object name or literal) of each fact id, and where it was stated
-    (``path:line``, the path alone once its drawer is gone)."""
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    out = {}
-    for r in conn.execute(
-        f"SELECT f.id, coalesce(o.name, f.object_value), f.path, d.line_start, d.text, f.char_start FROM facts f"
-        f" LEFT JOIN entities o ON o.id = f.object_id LEFT JOIN drawers d ON d.id = f.drawer_id"
-        f" WHERE f.id IN ({marks})", ids,
-    ):
-        line = r[3] + r[4][:r[5]].count("\n") if r[3] is not None and r[4] is not None else None
-        out[r[0]] = (r[1], f"{r[2]}:{line}" if line else r[2])
-    return out
 
 
 def _grouped(found: list[Change]) -> tuple[ChangeGroup, ...]:

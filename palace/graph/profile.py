@@ -8,16 +8,15 @@ graph (edge weight = number of sentences naming both) around the entity.
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from palace.store.entities import find_entities
-from palace.store.facts import FactFilter, fact_views
 from palace.errors import UsageError
 from palace.nlp.names import entity_key
-
-if TYPE_CHECKING:
-    from palace.core import Palace
+from palace.store.entities import aliases_of, entity_kinds, find_entities
+from palace.store.facts import FactFilter, cooccurrences, entity_edges, fact_views
+from palace.store.mentions import latest_mentions, mention_labels, mention_stats, named_in_front_matter
+from palace.store.resolution import unresolved
 
 
 @dataclass(frozen=True)
@@ -81,31 +80,19 @@ class EntityProfile:
         return to_json(self)
 
 
-def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -> EntityProfile:
-    """Build the :class:`EntityProfile` of ``name`` (case-insensitive, possessive stripped)."""
+def profile(conn: sqlite3.Connection, registry: dict, name: str, *, related: int = 8,
+            recent: int = 5) -> EntityProfile:
+    """Build the :class:`EntityProfile` of ``name`` (case-insensitive, possessive
+    stripped): at most ``related`` neighbours and ``recent`` latest mentions.
+    ``registry``: the predicate registry. Raises :class:`UsageError` for an unknown name."""
     import networkx as nx
 
-    conn = palace.conn
     rows = find_entities(conn, name)
     ids = tuple(r["id"] for r in rows)
-    marks = ",".join("?" * len(ids))
-    aliases = tuple(sorted({a for (a,) in conn.execute(f"SELECT alias FROM aliases WHERE entity_id IN ({marks})", ids)}))
-    # first and last seen come from dated notes: a note dated only by its file time would
-    # make "last seen" the day it was copied
-    stats = conn.execute(
-        f"SELECT count(*), count(DISTINCT m.drawer_id), count(DISTINCT d.file_id),"
-        f" coalesce(min(CASE WHEN f.doc_date_source != 'mtime' THEN d.date_start END), min(d.date_start)),"
-        f" coalesce(max(CASE WHEN f.doc_date_source != 'mtime' THEN d.date_start END), max(d.date_start))"
-        f" FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
-        f" WHERE m.entity_id IN ({marks})",
-        ids,
-    ).fetchone()
+    aliases = aliases_of(conn, ids)
+    stats = mention_stats(conn, ids)
     graph = nx.Graph()
-    for subject, obj in conn.execute(
-        f"SELECT subject_id, object_id FROM facts WHERE predicate = 'mentioned_with' AND invalidated_at IS NULL"
-        f" AND (subject_id IN ({marks}) OR object_id IN ({marks}))",
-        ids + ids,
-    ):
+    for subject, obj in cooccurrences(conn, ids):
         a, b = ("self" if subject in ids else subject), ("self" if obj in ids else obj)
         if a == b:
             continue
@@ -114,10 +101,7 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
     neighbours: dict[str, Neighbour] = {}
     if "self" in graph:
         others = [n for n in graph.neighbors("self")]
-        names = {
-            r["id"]: (r["name"], r["type"])
-            for r in conn.execute(f"SELECT id, name, type FROM entities WHERE id IN ({','.join('?' * len(others))})", others)
-        } if others else {}
+        names = entity_kinds(conn, others)
         for other in others:
             other_name, other_type = names[other]
             weight = graph["self"][other]["weight"]
@@ -131,18 +115,10 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
     top = tuple(sorted(neighbours.values(), key=lambda n: (-n.weight, n.name))[:related])
     citations = tuple(
         Citation(r["path"], r["wing"], r["line_start"], r["line_end"], r["date_start"], r["surface"])
-        for r in conn.execute(
-            f"SELECT f.path, f.wing, d.line_start, d.line_end,"
-            f" CASE WHEN f.doc_date_source = 'mtime' AND d.date_start = f.doc_date THEN NULL ELSE d.date_start END"
-            f" AS date_start, min(m.surface) AS surface"
-            f" FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
-            f" WHERE m.entity_id IN ({marks}) GROUP BY d.id"
-            f" ORDER BY date_start IS NULL, date_start DESC, f.path LIMIT ?",
-            (*ids, recent),
-        )
+        for r in latest_mentions(conn, ids, recent)
     )
     stated = fact_views(conn, FactFilter(entity_ids=tuple(ids), typed_only=True, holds_on=dt.date.today()),
-                        palace.registry, limit=200)
+                        registry, limit=200)
     # one line per current value: a restatement in a later note cites no new fact
     seen_values: set[tuple[str, str, str]] = set()
     current = []
@@ -153,15 +129,10 @@ def profile(palace: "Palace", name: str, *, related: int = 8, recent: int = 5) -
             current.append(view)
     facts = len(stated)
     current = tuple(current[:40])
-    labels = [r[0] for r in conn.execute(
-        f"SELECT label FROM mentions WHERE entity_id IN ({marks}) AND label IS NOT NULL GROUP BY label"
-        f" ORDER BY count(*) DESC, label", ids)]
-    if conn.execute(f"SELECT 1 FROM aliases WHERE entity_id IN ({marks}) AND source = 'front matter'", ids).fetchone():
+    labels = mention_labels(conn, ids)
+    if named_in_front_matter(conn, ids):
         labels.append("CONCEPT")
-    ambiguous = conn.execute(
-        f"SELECT evidence FROM entity_resolutions WHERE raw_entity_id IN ({marks}) AND entity_id IS NULL", ids
-    ).fetchall()
-    candidates = sorted({name.strip() for (evidence,) in ambiguous
+    candidates = sorted({name.strip() for evidence in unresolved(conn, ids)
                          for name in evidence.split(": ", 1)[-1].split(" (read once")[0].split(", ")})
     return EntityProfile(
         name=rows[0]["name"],
@@ -212,33 +183,24 @@ class Connection:
         return to_json(self)
 
 
-def connection(palace: "Palace", source: str, target: str, *, max_hops: int = 4) -> Connection:
+def connection(conn: sqlite3.Connection, registry: dict, source: str, target: str, *,
+               max_hops: int = 4) -> Connection:
     """A shortest path between two names over the current facts with an entity object
     (typed facts and ``mentioned_with``), found by networkx on the graph loaded from
     SQLite. Every hop is cited by one of its facts, typed facts before co-occurrence.
-    Raises :class:`UsageError` for an unknown name."""
+    ``registry``: the predicate registry. Raises :class:`UsageError` for an unknown name."""
     import networkx as nx
 
-    conn = palace.conn
     a = {r["id"] for r in find_entities(conn, source)}
     b = {r["id"] for r in find_entities(conn, target)}
     for name, ids in ((source, a), (target, b)):
-        marks = ",".join("?" * len(ids))
-        unresolved = conn.execute(
-            f"SELECT evidence FROM entity_resolutions WHERE raw_entity_id IN ({marks}) AND entity_id IS NULL", tuple(ids)
-        ).fetchone()
-        if unresolved:
-            raise UsageError(f"{name!r} is ambiguous: {unresolved[0]}", hint="give the full name")
+        ambiguous = unresolved(conn, ids)
+        if ambiguous:
+            raise UsageError(f"{name!r} is ambiguous: {ambiguous[0]}", hint="give the full name")
     if a & b:
         raise UsageError(f"{source!r} and {target!r} are one entity")
     graph = nx.Graph()
-    holds, holds_params = FactFilter(holds_on=dt.date.today()).where(palace.registry)
-    for subject, obj, fact_id, typed in conn.execute(
-        "SELECT f.subject_id, f.object_id,"
-        " coalesce(min(CASE WHEN f.predicate != 'mentioned_with' THEN f.id END), min(f.id)),"
-        f" max(f.predicate != 'mentioned_with') FROM facts f WHERE f.object_id IS NOT NULL AND {holds}"
-        " AND f.subject_id != f.object_id GROUP BY f.subject_id, f.object_id", holds_params
-    ):
+    for subject, obj, fact_id, typed in entity_edges(conn, FactFilter(holds_on=dt.date.today()), registry):
         u = "source" if subject in a else "target" if subject in b else subject
         v = "source" if obj in a else "target" if obj in b else obj
         if u != v and (not graph.has_edge(u, v) or typed > graph[u][v]["typed"]):
@@ -251,6 +213,6 @@ def connection(palace: "Palace", source: str, target: str, *, max_hops: int = 4)
             nodes = []
         if 0 < len(nodes) - 1 <= max_hops:
             for u, v in zip(nodes, nodes[1:]):
-                (view,) = fact_views(conn, FactFilter(fact_ids=(graph[u][v]["fact"],)), palace.registry)
+                (view,) = fact_views(conn, FactFilter(fact_ids=(graph[u][v]["fact"],)), registry)
                 hops.append(Hop(view.subject, view.predicate, view.object, view.id, view.path, view.line, view.sentence))
     return Connection(source, target, tuple(hops))

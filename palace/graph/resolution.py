@@ -42,14 +42,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from palace.store import sqlite as store
 from palace.errors import UsageError
-from palace.nlp.names import entity_key
-from palace.nlp.names import legal_form, project_base
-from palace.store.entities import find_entities
-from palace.store import readings as wing_readings
-from palace.store.resolution import record_decision, record_resolutions, refresh_aliases, repoint
 from palace.graph.temporal import apply_timelines, recorded_now
+from palace.nlp.names import entity_key, legal_form, project_base
+from palace.store import readings as wing_readings
+from palace.store import sqlite as store
+from palace.store.decisions import entity_decisions_about, entity_decisions_in_force
+from palace.store.drawers import wings as wings_of
+from palace.store.entities import alias_entries, entity_by_key, entity_named, entity_type
+from palace.store.resolution import (record_decision, record_resolutions, refresh_aliases, repoint, resolutions_of,
+                                     resolved_targets)
 
 SHORT_FORM = "short form"
 USER_MERGE = "user merge"
@@ -99,9 +101,7 @@ def _wing_people(conn, wing: str, ids=None) -> dict[int, tuple[str, str, int, in
 
 def _decisions(conn) -> tuple[dict[str, str], set[tuple[str, str]]]:
     merges, splits = {}, set()
-    for action, name_key, into_key in conn.execute(
-        "SELECT action, name_key, into_key FROM entity_decisions WHERE reverted_at IS NULL ORDER BY id"
-    ):
+    for action, name_key, into_key in entity_decisions_in_force(conn):
         if action == "merge":
             merges[name_key] = into_key
         else:
@@ -128,7 +128,7 @@ def plan_wing(conn, wing: str, ids=None) -> dict[int, tuple[int | None, str, str
         while target_key in merges and hops < 8:
             target_key, hops = merges[target_key], hops + 1
         if target_key != key:
-            row = conn.execute("SELECT id, name FROM entities WHERE key = ?", (target_key,)).fetchone()
+            row = entity_by_key(conn, target_key)
             if row is not None:
                 out[eid] = (row[0], USER_MERGE, f"merged by the user into {row[1]}")
                 continue
@@ -340,18 +340,7 @@ def resolve_wing(conn, wing: str, registry: dict | None = None, *, full: bool = 
 def resolve_every_wing(conn, registry: dict | None = None) -> int:
     """:func:`resolve_wing` for every wing, whole, inside the caller's transaction (a
     user decision applies everywhere). Returns how many facts moved."""
-    wings = [r[0] for r in conn.execute("SELECT DISTINCT wing FROM files").fetchall()]
-    return sum(resolve_wing(conn, wing, registry, full=True) for wing in wings)
-
-
-def _entity_named(conn, name: str):
-    """The entity of that exact name, else the one an alias stands for (the lookup of
-    ``palace entity``, with its "did you mean" hint). Raises :class:`UsageError`."""
-    exact = conn.execute("SELECT id, name, key FROM entities WHERE key = ?", (entity_key(name),)).fetchone()
-    if exact is not None:  # "Mum" is the entity Mum even once it is an alias of Ruth
-        return exact
-    row = find_entities(conn, name)[0]
-    return conn.execute("SELECT id, name, key FROM entities WHERE id = ?", (row["id"],)).fetchone()
+    return sum(resolve_wing(conn, wing, registry, full=True) for wing in wings_of(conn))
 
 
 @dataclass(frozen=True)
@@ -372,7 +361,7 @@ def merge(conn, name: str, into: str, registry: dict | None = None) -> Decision:
     Reverses an earlier split of the pair. Raises :class:`UsageError` for an unknown name
     or a merge of a name into itself.
     """
-    a, b = _entity_named(conn, name), _entity_named(conn, into)
+    a, b = entity_named(conn, name), entity_named(conn, into)
     if a["key"] == b["key"]:
         raise UsageError(f"{name!r} and {into!r} are already one entity ({a['name']})")
     now = recorded_now()
@@ -386,11 +375,8 @@ def split(conn, name: str, registry: dict | None = None) -> list[Decision]:
     """Undo what ``name`` was resolved into (a user merge, a short form, a legal suffix or
     a project name) and forbid the automatic rules to redo it; re-resolve. Raises :class:`UsageError` when ``name`` is
     not resolved into another entity anywhere."""
-    a = _entity_named(conn, name)
-    targets = conn.execute(
-        "SELECT DISTINCT e.id, e.name, e.key FROM entity_resolutions r JOIN entities e ON e.id = r.entity_id"
-        " WHERE r.raw_entity_id = ?", (a["id"],)
-    ).fetchall()
+    a = entity_named(conn, name)
+    targets = resolved_targets(conn, a["id"])
     if not targets:
         raise UsageError(
             f"{a['name']!r} is not merged into another entity",
@@ -437,21 +423,12 @@ class AliasReport:
 
 def aliases(conn, name: str) -> AliasReport:
     """Build the :class:`AliasReport` of ``name``. Raises :class:`UsageError` if unknown."""
-    entity = _entity_named(conn, name)
-    row = conn.execute("SELECT type FROM entities WHERE id = ?", (entity["id"],)).fetchone()
-    entries = tuple(AliasEntry(r[0], r[1]) for r in conn.execute(
-        "SELECT alias, source FROM aliases WHERE entity_id = ? ORDER BY source = 'name' DESC, alias", (entity["id"],)))
+    entity = entity_named(conn, name)
+    entries = tuple(AliasEntry(alias, source) for alias, source in alias_entries(conn, entity["id"]))
 
-    def resolutions(where: str) -> tuple[Resolution, ...]:
-        return tuple(
-            Resolution(r[0], r[1], r[2], r[3], r[4], r[5]) for r in conn.execute(
-                "SELECT raw.name, r.wing, t.name, r.rule, r.evidence, r.created_at FROM entity_resolutions r"
-                " JOIN entities raw ON raw.id = r.raw_entity_id LEFT JOIN entities t ON t.id = r.entity_id"
-                f" WHERE {where} ORDER BY r.wing, raw.name", (entity["id"],))
-        )
+    def resolutions(into: bool) -> tuple[Resolution, ...]:
+        return tuple(Resolution(*r) for r in resolutions_of(conn, entity["id"], into=into))
 
-    decisions = tuple(Decision(*r) for r in conn.execute(
-        "SELECT id, action, name, into_name, created_at, reverted_at FROM entity_decisions"
-        " WHERE name_key = ? OR into_key = ? ORDER BY id", (entity["key"], entity["key"])))
-    return AliasReport(entity["name"], row[0], entries, resolutions("r.entity_id = ?"),
-                       resolutions("r.raw_entity_id = ?"), decisions)
+    decisions = tuple(Decision(*r) for r in entity_decisions_about(conn, entity["key"]))
+    return AliasReport(entity["name"], entity_type(conn, entity["id"]), entries, resolutions(True),
+                       resolutions(False), decisions)

@@ -17,7 +17,12 @@ one rebuilt by mining the same notes again — so that it keeps every correction
 and splits are recorded by name key and the wings resolved again; an added fact is
 added again (its evidence and note kept); retractions, confirmations, acceptances and
 rejections are recorded by their keys and replayed on the facts that match, now and on
-every later re-mine. A decision already in the palace is not recorded twice.
+every later re-mine. A decision already in the palace is not recorded twice. The
+exported states come back with the decisions: a fact added as a candidate (or rejected)
+is added again as a candidate, and the rejection replayed on it.
+
+Both take the store (:class:`palace.store.store.Store`) and the predicate registry,
+never the handle; the handle holds the write lock around an import.
 """
 
 from __future__ import annotations
@@ -26,46 +31,40 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from palace.store import sqlite as store
-from palace.store.facts import FactFilter, fact_views
 from palace.errors import UsageError
 from palace.results import to_data
-
-if TYPE_CHECKING:
-    from palace.core import Palace
+from palace.store import decisions as rows
+from palace.store import sqlite as db
+from palace.store.entities import all_entities
+from palace.store.facts import FactFilter, fact_views
+from palace.store.store import Store
 
 #: The format name and version of a JSON export.
 FORMAT = "palace-graph/1"
 
 
-def graph_data(palace: "Palace") -> dict:
+def graph_data(store: Store, registry: dict) -> dict:
     """The palace's graph as plain data (the JSON export): ``format``, ``exported_at``,
-    ``palace``, ``entities``, ``facts`` (every typed fact, ``mentioned_with`` left out,
-    in any state), ``entity_decisions`` and ``fact_decisions``."""
-    conn = palace.conn
-    aliases: dict[int, list[dict]] = {}
-    for entity_id, alias, source in conn.execute("SELECT entity_id, alias, source FROM aliases ORDER BY entity_id, alias"):
-        aliases.setdefault(entity_id, []).append({"alias": alias, "source": source})
-    entities = [{"id": r["id"], "name": r["name"], "type": r["type"], "key": r["key"], "aliases": aliases.get(r["id"], [])}
-                for r in conn.execute("SELECT id, name, type, key FROM entities ORDER BY id")]
-    facts = fact_views(conn, FactFilter(typed_only=True), palace.registry, limit=10**9)
+    ``palace`` (its folder), ``entities``, ``facts`` (every typed fact, ``mentioned_with``
+    left out, in any state), ``entity_decisions`` and ``fact_decisions``."""
+    conn = store.conn
+    facts = fact_views(conn, FactFilter(typed_only=True), registry, limit=10**9)
     return {
         "format": FORMAT,
         "exported_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "palace": str(palace.path),
-        "entities": entities,
+        "palace": str(store.path),
+        "entities": all_entities(conn),
         "facts": [to_data(f) for f in sorted(facts, key=lambda f: f.id)],
-        "entity_decisions": [dict(r) for r in conn.execute("SELECT * FROM entity_decisions ORDER BY id")],
-        "fact_decisions": [dict(r) for r in conn.execute("SELECT * FROM fact_decisions ORDER BY id")],
+        "entity_decisions": [dict(r) for r in rows.entity_decisions(conn)],
+        "fact_decisions": [dict(r) for r in rows.fact_decisions(conn)],
     }
 
 
-def export_graph(palace: "Palace", *, graphml: bool = False) -> tuple[str, dict]:
+def export_graph(store: Store, registry: dict, *, graphml: bool = False) -> tuple[str, dict]:
     """The graph as text — JSON, or GraphML — and its counts ``{entities, facts,
     decisions}``."""
-    data = graph_data(palace)
+    data = graph_data(store, registry)
     text = _graphml(data) if graphml else json.dumps(data, indent=1, ensure_ascii=False)
     return text, {"entities": len(data["entities"]), "facts": len(data["facts"]),
                   "decisions": len(data["entity_decisions"]) + len(data["fact_decisions"])}
@@ -108,8 +107,9 @@ class ImportReport:
     already_present: int
 
 
-def import_decisions(palace: "Palace", path: Path) -> ImportReport:
-    """Replay the user's decisions of the JSON export at ``path`` into ``palace``.
+def import_decisions(store: Store, registry: dict, path: Path) -> ImportReport:
+    """Replay the user's decisions of the JSON export at ``path`` into the palace of
+    ``store`` (``registry``: its predicate registry). The caller holds the write lock.
     Raises :class:`UsageError` for a file that is not a palace export."""
     from palace.graph.corrections import add_fact, replay
     from palace.graph.resolution import resolve_every_wing
@@ -120,54 +120,45 @@ def import_decisions(palace: "Palace", path: Path) -> ImportReport:
         raise UsageError(f"cannot read {path}: {exc}", hint="give a file written by `palace export`") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{path} is not a palace export ({FORMAT})", hint="write one with `palace export --json`")
-    conn = palace.conn
+    conn = store.conn
     present = 0
     entity_count = 0
-    with store.transaction(conn):
+    with db.transaction(conn):
         for d in data.get("entity_decisions", []):
-            key = (d["action"], d["name_key"], d["into_key"], d["created_at"])
-            if conn.execute("SELECT 1 FROM entity_decisions WHERE action = ? AND name_key = ? AND into_key = ?"
-                            " AND created_at = ?", key).fetchone():
+            if rows.entity_decision_recorded(conn, d["action"], d["name_key"], d["into_key"], d["created_at"]):
                 present += 1
                 continue
-            conn.execute("INSERT INTO entity_decisions (action, name, name_key, into_name, into_key, created_at,"
-                         " reverted_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (d["action"], d["name"], d["name_key"], d["into_name"], d["into_key"], d["created_at"],
-                          d.get("reverted_at")))
+            rows.insert_entity_decision(conn, d["action"], d["name"], d["name_key"], d["into_name"], d["into_key"],
+                                        d["created_at"], d.get("reverted_at"))
             entity_count += 1
         if entity_count:
-            resolve_every_wing(conn, palace.registry)
+            resolve_every_wing(conn, registry)
     added = 0
     recorded = 0
     exported_state = {f.get("id"): f.get("state") for f in data.get("facts", [])}
     for d in data.get("fact_decisions", []):
-        if conn.execute("SELECT 1 FROM fact_decisions WHERE action = ? AND subject_key = ? AND predicate = ?"
-                        " AND object_key = ? AND valid_from IS ? AND created_at = ?",
-                        (d["action"], d["subject_key"], d["predicate"], d["object_key"], d["valid_from"],
-                         d["created_at"])).fetchone():
+        if rows.fact_decision_recorded(conn, d["action"], d["subject_key"], d["predicate"], d["object_key"],
+                                       d["valid_from"], d["created_at"]):
             present += 1
             continue
         if d["action"] == "add" and not d.get("reverted_at"):
-            made = add_fact(palace, d["subject"], d["predicate"], d["object"],
+            made = add_fact(conn, registry, d["subject"], d["predicate"], d["object"],
                             valid_from=_day(d["valid_from"]), valid_to=_day(d["valid_to"]), note=d.get("note") or "",
                             # a candidate when exported (pending or rejected: the rejection is replayed after)
                             by=d.get("by") or "user",
                             candidate=exported_state.get(d.get("fact_id")) in ("candidate", "rejected"))
-            with store.transaction(conn):  # keep when it was decided
-                conn.execute("UPDATE fact_decisions SET created_at = ? WHERE id = ?", (d["created_at"], made.id))
+            with db.transaction(conn):  # keep when it was decided
+                rows.set_decided_at(conn, made.id, d["created_at"])
             added += 1
             continue
-        with store.transaction(conn):
-            conn.execute(
-                "INSERT INTO fact_decisions (action, by, subject, subject_key, predicate, object, object_key,"
-                " valid_from, valid_to, note, fact_id, previous_evidence, pending, created_at, reverted_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
-                (d["action"], d.get("by") or "user", d["subject"], d["subject_key"], d["predicate"], d["object"],
-                 d["object_key"], d["valid_from"], d["valid_to"], d.get("note") or "", d.get("previous_evidence"),
-                 int(d.get("pending") or 0), d["created_at"], d.get("reverted_at")))
+        with db.transaction(conn):
+            rows.insert_fact_decision(conn, rows.NewFactDecision(
+                d["action"], d.get("by") or "user", d["subject"], d["subject_key"], d["predicate"], d["object"],
+                d["object_key"], d["valid_from"], d["valid_to"], d.get("note") or "", None, d.get("previous_evidence"),
+                bool(d.get("pending")), d["created_at"], d.get("reverted_at")))
         recorded += 1
-    with store.transaction(conn):
-        changed = replay(conn, palace.registry)
+    with db.transaction(conn):
+        changed = replay(conn, registry)
     return ImportReport(entity_count, added, recorded, changed, present)
 
 

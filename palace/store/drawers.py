@@ -110,3 +110,8 @@ def path_hash(wing: str, rel: str) -> str:
 def forgotten_paths(conn: sqlite3.Connection) -> set[str]:
     """The :func:`path_hash` of every note ``palace forget`` removed: not to be mined again."""
     return {r[0] for r in conn.execute("SELECT hash FROM forgotten_paths")}
+
+
+def wings(conn: sqlite3.Connection) -> list[str]:
+    """The wings of the palace (those with a note on record), sorted."""
+    return sorted(r[0] for r in conn.execute("SELECT DISTINCT wing FROM files"))

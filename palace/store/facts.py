@@ -14,15 +14,18 @@ from dataclasses import dataclass
 
 from palace.nlp.markup import readable
 
-__all__ = ["FactFilter", "FactView", "fact_views", "count_facts", "any_fact"]
+__all__ = ["FactFilter", "FactView", "fact_views", "count_facts", "any_fact", "fact_with_keys", "is_live", "fact_wing",
+           "candidates_of_rule", "live_mined_facts", "fact_values", "entity_edges", "cooccurrences"]
 
 
 @dataclass(frozen=True)
 class FactView:
-    """One fact as shown to users. ``state`` is ``current``, ``superseded`` (closed by a
-    later value; ``superseded_by`` names it), ``ended`` (a state whose valid time is over:
-    a note ended or bounded it) or ``invalidated`` (its source text left the palace at
-    ``invalidated_at``, for ``invalidation_reason``). Valid time is half-open
+    """One fact as shown to users. ``state`` is, for a live fact, ``current``,
+    ``superseded`` (closed by a later value; ``superseded_by`` names it) or ``ended`` (a
+    state whose valid time is over: a note ended or bounded it); else its status
+    (:mod:`palace.store.fact_states`): ``candidate``, ``rejected``, ``retracted``,
+    ``invalidated`` (its source text left the palace at ``invalidated_at``, for
+    ``invalidation_reason``) or ``planned``. Valid time is half-open
     ``[valid_from, valid_to)``; ``path``, ``line`` (1-based, None once the drawer is gone)
     and ``sentence`` cite where it was read (``drawer_id`` names its drawer, which may be gone). ``conflicts_with``: live facts of the same
     one-value predicate and subject, from the same day, with another value (neither wins)."""
@@ -50,16 +53,6 @@ class FactView:
     drawer_id: str = ""
 
 
-#: The invalidation reason of a candidate fact: stored, never current until accepted
-#: (``palace review``); an agent's fact, or one mined in an untrusted wing or by a
-#: low-trust rule.
-CANDIDATE = "candidate awaiting review"
-#: How a rejected candidate's reason starts.
-REJECTED = "rejected by the user"
-#: How a retracted fact's reason starts (``palace fact retract``).
-RETRACTED = "retracted by the user"
-
-
 #: SQL condition of a fact read in a note with no date of its own that a dated note has
 #: since contradicted (superseded, with no valid time): valid on no day.
 UNDATED_SUPERSEDED = "(f.valid_from IS NULL AND f.valid_to IS NULL AND f.superseded_by IS NOT NULL)"
@@ -71,23 +64,24 @@ UNDATED_SUPERSEDED = "(f.valid_from IS NULL AND f.valid_to IS NULL AND f.superse
 NOT_BEGUN_BY = (
     "(f.valid_from IS NULL AND EXISTS (SELECT 1 FROM facts g WHERE g.subject_id = f.subject_id"
     " AND g.predicate = f.predicate AND g.object_id IS f.object_id AND g.object_value IS f.object_value"
-    " AND g.invalidated_at IS NULL AND g.valid_from IS NOT NULL)"
+    " AND g.status = 'live' AND g.valid_from IS NOT NULL)"
     " AND NOT EXISTS (SELECT 1 FROM facts g WHERE g.subject_id = f.subject_id AND g.predicate = f.predicate"
-    " AND g.object_id IS f.object_id AND g.object_value IS f.object_value AND g.invalidated_at IS NULL"
+    " AND g.object_id IS f.object_id AND g.object_value IS f.object_value AND g.status = 'live'"
     " AND g.valid_from <= ?))"
 )
 
 
 def _holds_on(registry: dict, day: dt.date) -> tuple[str, list]:
-    """The SQL condition (and its parameters) of a fact that still holds on ``day``: not
-    invalidated, not superseded, and — for a state — begun and not ended by then (a state
+    """The SQL condition (and its parameters) of a fact that still holds on ``day``: live
+    (:mod:`palace.store.fact_states`: no candidate, rejected, retracted, invalidated or
+    planned fact), not superseded, and — for a state — begun and not ended by then (a state
     a note ended, "stepped down as lead", or an interval it bounded, "until 2010"; "starts
     at Feedzai in May", read in April, is not current yet). Events and
     co-occurrences (a sentence naming two entities, dated by it) stay on record. One place
     for what "current" means."""
     events = sorted({name for name, spec in registry.items() if spec.kind == "event"} | {"mentioned_with"})
     marks = ",".join("?" * len(events)) or "''"
-    return (f"f.invalidated_at IS NULL AND f.superseded_by IS NULL"
+    return (f"f.status = 'live' AND f.superseded_by IS NULL"
             f" AND (f.valid_to IS NULL OR f.valid_to > ? OR f.predicate IN ({marks}))"
             f" AND (f.valid_from IS NULL OR f.valid_from <= ? OR f.predicate IN ({marks}))"
             f" AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL)",
@@ -117,14 +111,15 @@ class FactFilter:
     - ``fact_ids``, ``predicate``, ``wing``, ``room``: what they say.
     - ``typed_only``: leave out ``mentioned_with`` (a co-occurrence, not a statement).
     - ``kind``: ``"state"`` or ``"event"`` (by the registry).
-    - ``holds_on``: current on that day: not invalidated, not superseded, and — a state —
+    - ``holds_on``: current on that day: live, not superseded, and — a state —
       begun and not ended by then (an ending with no value never holds). Events and
       co-occurrences stay on record.
     - ``valid_on``: true in the world on that day (``as of``): begun, not ended, names a
       value, and not an undated fact a dated one contradicted, nor an ending whose value
       the notes only state later.
     - ``known_at``: what the palace held at that moment (recorded, not yet invalidated).
-    - ``live``: not invalidated; ``unsuperseded``: not superseded.
+    - ``live``: in the state ``live`` (:mod:`palace.store.fact_states`); ``unsuperseded``:
+      not superseded.
     - ``overlaps``: valid at some time in ``[start, end)``.
     - ``begun_by`` / ``not_ended_by`` / ``ended_by`` / ``begins_after``: the valid start
       is on or before, the valid end after, on or before, the start after that day (a
@@ -133,7 +128,7 @@ class FactFilter:
       (valid on no day).
     - ``changed_in``: began, or (a state) ended, in ``[start, end)`` of valid time.
     - ``changed_since``: learned, invalidated or superseded after that moment (recorded time).
-    - ``candidates``: candidates awaiting review (:data:`CANDIDATE`).
+    - ``candidates``: candidates awaiting review (the state ``candidate``).
     """
 
     entity_ids: tuple[int, ...] = ()
@@ -201,9 +196,9 @@ class FactFilter:
             moment = self.known_at if "T" in self.known_at else self.known_at + "T23:59:59"
             add("f.recorded_at <= ? AND (f.invalidated_at IS NULL OR f.invalidated_at > ?)", moment, moment)
         if self.candidates:
-            add("f.invalidation_reason = ?", CANDIDATE)
+            add("f.status = 'candidate'")
         if self.live:
-            add("f.invalidated_at IS NULL")
+            add("f.status = 'live'")
         if self.unsuperseded:
             add("f.superseded_by IS NULL")
         if self.overlaps:
@@ -283,12 +278,12 @@ def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, 
     conflicts: dict[int, tuple[int, ...]] = {}
     for r in rows:
         spec = registry.get(r["predicate"])
-        if spec is None or spec.cardinality != "one" or r["invalidated_at"] or r["valid_from"] is None:
+        if spec is None or spec.cardinality != "one" or r["status"] != "live" or r["valid_from"] is None:
             continue
         rivals = conn.execute(
             "SELECT c.id FROM facts c LEFT JOIN entities co ON co.id = c.object_id, facts f"
             " LEFT JOIN entities fo ON fo.id = f.object_id WHERE f.id = ? AND c.subject_id = f.subject_id"
-            " AND c.predicate = f.predicate AND c.valid_from = f.valid_from AND c.invalidated_at IS NULL AND c.id != f.id"
+            " AND c.predicate = f.predicate AND c.valid_from = f.valid_from AND c.status = 'live' AND c.id != f.id"
             " AND coalesce(co.key, lower(c.object_value)) IS NOT coalesce(fo.key, lower(f.object_value)) ORDER BY c.id",
             (r["id"],),
         ).fetchall()
@@ -300,10 +295,7 @@ def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, 
             valid_from=r["valid_from"], valid_to=r["valid_to"], valid_granularity=r["valid_granularity"],
             recorded_at=r["recorded_at"], invalidated_at=r["invalidated_at"],
             invalidation_reason=r["invalidation_reason"], superseded_by=r["superseded_by"],
-            state=("candidate" if r["invalidation_reason"] == CANDIDATE else
-                   "rejected" if (r["invalidation_reason"] or "").startswith(REJECTED) else
-                   "retracted" if (r["invalidation_reason"] or "").startswith(RETRACTED) else "invalidated")
-            if r["invalidated_at"] else "superseded" if r["superseded_by"] else
+            state=r["status"] if r["status"] != "live" else "superseded" if r["superseded_by"] else
             "ended" if _ended(r, registry) else "current",
             wing=r["wing"], path=r["path"], line=r["line"], sentence=readable(r["sentence"] or ""),
             extractor=r["extractor"],
@@ -312,3 +304,88 @@ def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, 
         )
         for r in rows
     )
+
+
+# -- single facts and small reads of the graph flows -----------------------------------
+
+
+def fact_with_keys(conn: sqlite3.Connection, fact_id: int) -> sqlite3.Row | None:
+    """The fact of that id (every column) with its ``subject_name``, ``subject_key``,
+    ``object_name`` (entity name or literal) and ``object_key`` (the keys a fact decision
+    is recorded by), or None."""
+    return conn.execute(
+        "SELECT f.*, s.name AS subject_name, s.key AS subject_key, coalesce(o.name, f.object_value) AS object_name,"
+        " coalesce(o.key, lower(trim(f.object_value))) AS object_key FROM facts f"
+        " JOIN entities s ON s.id = f.subject_id LEFT JOIN entities o ON o.id = f.object_id WHERE f.id = ?",
+        (fact_id,)).fetchone()
+
+
+def is_live(conn: sqlite3.Connection, fact_id: int) -> bool:
+    """Whether the fact of that id exists and is live."""
+    return conn.execute("SELECT 1 FROM facts WHERE id = ? AND status = 'live'", (fact_id,)).fetchone() is not None
+
+
+def fact_wing(conn: sqlite3.Connection, fact_id: int) -> str | None:
+    """The wing a fact was read (or stated) in; None for an unknown fact."""
+    row = conn.execute("SELECT wing FROM facts WHERE id = ?", (fact_id,)).fetchone()
+    return row[0] if row else None
+
+
+def candidates_of_rule(conn: sqlite3.Connection, rule: str) -> list[int]:
+    """The ids of the candidates a rule made (the part of the extractor after ``/``:
+    ``title-appos``), oldest first."""
+    return [r[0] for r in conn.execute(
+        "SELECT id FROM facts WHERE status = 'candidate' AND substr(extractor, instr(extractor, '/') + 1) = ?"
+        " ORDER BY id", (rule,))]
+
+
+def live_mined_facts(conn: sqlite3.Connection, wing: str, rules=None) -> list[sqlite3.Row]:
+    """The live mined facts (evidence ``stated`` or ``inferred``; ``mentioned_with`` left
+    out) of ``wing`` — all, or those of ``rules`` (extractor names after ``/``) — as rows
+    of ``(id, subject_id, predicate)``."""
+    sql = ("SELECT id, subject_id, predicate FROM facts WHERE wing = ? AND status = 'live'"
+           " AND evidence IN ('stated', 'inferred') AND predicate != 'mentioned_with'")
+    params: list = [wing]
+    if rules is not None:
+        sql += f" AND substr(extractor, instr(extractor, '/') + 1) IN ({_marks(sorted(rules))})"
+        params += sorted(rules)
+    return conn.execute(sql, params).fetchall()
+
+
+def fact_values(conn: sqlite3.Connection, ids) -> dict[int, tuple[str, str]]:
+    """The value (object name or literal) of each fact of ``ids``, and where it was
+    stated (``path:line``, the path alone once its drawer is gone)."""
+    ids = list(ids)
+    if not ids:
+        return {}
+    out = {}
+    for r in conn.execute(
+        f"SELECT f.id, coalesce(o.name, f.object_value), f.path, d.line_start, d.text, f.char_start FROM facts f"
+        f" LEFT JOIN entities o ON o.id = f.object_id LEFT JOIN drawers d ON d.id = f.drawer_id"
+        f" WHERE f.id IN ({_marks(ids)})", ids,
+    ):
+        line = r[3] + r[4][:r[5]].count("\n") if r[3] is not None and r[4] is not None else None
+        out[r[0]] = (r[1], f"{r[2]}:{line}" if line else r[2])
+    return out
+
+
+def entity_edges(conn: sqlite3.Connection, wanted: FactFilter, registry: dict) -> list[tuple[int, int, int, int]]:
+    """The pairs of entities that the facts ``wanted`` selects join (subject and an
+    entity object, never itself): ``(subject id, object id, citing fact id, typed)``,
+    one per pair, citing its first typed fact (else its first co-occurrence; ``typed``
+    1 when it has a typed fact)."""
+    where, params = wanted.where(registry)
+    return [tuple(r) for r in conn.execute(
+        "SELECT f.subject_id, f.object_id,"
+        " coalesce(min(CASE WHEN f.predicate != 'mentioned_with' THEN f.id END), min(f.id)),"
+        f" max(f.predicate != 'mentioned_with') FROM facts f WHERE f.object_id IS NOT NULL AND {where}"
+        " AND f.subject_id != f.object_id GROUP BY f.subject_id, f.object_id", params)]
+
+
+def cooccurrences(conn: sqlite3.Connection, entity_ids) -> list[tuple[int, int]]:
+    """``(subject id, object id)`` of every live ``mentioned_with`` fact (two names in one
+    sentence) about ``entity_ids``, one per sentence."""
+    ids = tuple(entity_ids)
+    return [tuple(r) for r in conn.execute(
+        f"SELECT subject_id, object_id FROM facts WHERE predicate = 'mentioned_with' AND status = 'live'"
+        f" AND (subject_id IN ({_marks(ids)}) OR object_id IN ({_marks(ids)}))", ids + ids)]

@@ -12,6 +12,7 @@ import sqlite3
 from dataclasses import astuple, dataclass, fields
 
 from palace.nlp.names import entity_key
+from palace.store.fact_states import invalidate
 
 __all__ = ["NewFact", "add_alias", "add_date_mention", "add_mention", "close_fact", "entity_id", "insert_fact",
            "invalidate_facts", "live_group"]
@@ -113,24 +114,20 @@ def add_date_mention(conn: sqlite3.Connection, drawer_id: str, start: int, end: 
 
 def invalidate_facts(conn: sqlite3.Connection, *, at: str, reason: str, drawer_id: str | None = None,
                      fact_ids: list[int] | None = None) -> None:
-    """Retract (recorded time) the live facts read in ``drawer_id``, or those of
-    ``fact_ids``: ``invalidated_at`` = ``at``, with ``reason``. They stay in history."""
-    if drawer_id is not None:
-        conn.execute("UPDATE facts SET invalidated_at = ?, invalidation_reason = ? WHERE drawer_id = ?"
-                     " AND invalidated_at IS NULL", (at, reason, drawer_id))
-    if fact_ids:
-        conn.execute(f"UPDATE facts SET invalidated_at = ?, invalidation_reason = ?"
-                     f" WHERE id IN ({','.join('?' * len(fact_ids))})", (at, reason, *fact_ids))
+    """Invalidate (recorded time) the live facts read in ``drawer_id``, or those of
+    ``fact_ids``: status ``invalidated``, ``invalidated_at`` = ``at``, with ``reason``
+    (:func:`palace.store.fact_states.invalidate`). They stay in history."""
+    invalidate(conn, at=at, reason=reason, drawer_id=drawer_id, fact_ids=fact_ids or ())
 
 
 def live_group(conn: sqlite3.Connection, subject_id: int, predicate: str) -> tuple[list[tuple], dict[int, str]]:
-    """The live (not invalidated) facts of one subject and predicate, as rows of ``(id,
+    """The live facts (status ``live``) of one subject and predicate, as rows of ``(id,
     object_id, object_value, valid_from, valid_to, superseded_by, stated_to)``, and the
     name keys of their object entities (``{entity id: key}``): what a timeline is
     computed from (:func:`palace.graph.temporal.apply_timelines`)."""
     rows = [tuple(r) for r in conn.execute(
         "SELECT id, object_id, object_value, valid_from, valid_to, superseded_by, stated_to FROM facts"
-        " WHERE subject_id = ? AND predicate = ? AND invalidated_at IS NULL",
+        " WHERE subject_id = ? AND predicate = ? AND status = 'live'",
         (subject_id, predicate),
     )]
     ids = sorted({r[1] for r in rows if r[1] is not None})

@@ -1,7 +1,8 @@
 """Writes of entity resolution: which entity each name as read resolves to, the
 mentions and facts repointed at it, the aliases and types it implies, and the user's
-merge and split decisions. The rules that decide are :mod:`palace.graph.resolution`'s; all
-here runs inside the caller's transaction.
+merge and split decisions, and the reads of its audit (what resolves into what, what
+stays ambiguous). The rules that decide are :mod:`palace.graph.resolution`'s; the writes
+run inside the caller's transaction.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-__all__ = ["record_resolutions", "repoint", "refresh_aliases", "record_decision", "LowercaseIndex"]
+__all__ = ["record_resolutions", "repoint", "refresh_aliases", "record_decision", "LowercaseIndex", "unresolved",
+           "resolved_targets", "resolutions_of"]
 
 
 def record_resolutions(conn: sqlite3.Connection, wing: str, plan: dict[int, tuple[int | None, str, str]],
@@ -211,3 +213,30 @@ class LowercaseIndex:
 
 #: the extractor name of mentions linked from a known name written in lower case
 LOWERCASE_EXTRACTOR = "palace.graph.lowercase.v1"
+
+
+def unresolved(conn: sqlite3.Connection, raw_ids) -> list[str]:
+    """The evidence of every ambiguous resolution (no target) of the names as read of
+    ``raw_ids`` ("'Alice' could be any of 2 people in wing W: …")."""
+    ids = tuple(raw_ids)
+    return [r[0] for r in conn.execute(
+        f"SELECT evidence FROM entity_resolutions WHERE raw_entity_id IN ({','.join('?' * len(ids))})"
+        f" AND entity_id IS NULL", ids)]
+
+
+def resolved_targets(conn: sqlite3.Connection, raw_id: int) -> list[sqlite3.Row]:
+    """The entities (``id``, ``name``, ``key``) the name as read ``raw_id`` resolves into,
+    in any wing."""
+    return conn.execute(
+        "SELECT DISTINCT e.id, e.name, e.key FROM entity_resolutions r JOIN entities e ON e.id = r.entity_id"
+        " WHERE r.raw_entity_id = ?", (raw_id,)).fetchall()
+
+
+def resolutions_of(conn: sqlite3.Connection, entity_id: int, *, into: bool) -> list[tuple]:
+    """The resolutions into the entity (``into``) or of it as read, by wing and name:
+    ``(name as read, wing, target name or None, rule, evidence, since)``."""
+    side = "r.entity_id" if into else "r.raw_entity_id"
+    return [tuple(r) for r in conn.execute(
+        "SELECT raw.name, r.wing, t.name, r.rule, r.evidence, r.created_at FROM entity_resolutions r"
+        " JOIN entities raw ON raw.id = r.raw_entity_id LEFT JOIN entities t ON t.id = r.entity_id"
+        f" WHERE {side} = ? ORDER BY r.wing, raw.name", (entity_id,))]

@@ -4,7 +4,7 @@ Opens the database with WAL, ``busy_timeout`` and foreign keys on, and applies n
 migrations in order (the applied names are kept in ``schema_migrations``). Chroma holds
 only what can be rebuilt from these tables.
 
-Tables (migrations ``0001_initial`` to ``0011_drawer_count``, in :data:`MIGRATIONS`):
+Tables (migrations ``0001_initial`` to ``0012_fact_status``, in :data:`MIGRATIONS`):
 
 - ``meta(key, value)``: palace-wide settings (embedding model name and dimension).
 - ``files``: one row per path seen under a wing, with status ``indexed`` / ``skipped`` /
@@ -20,7 +20,9 @@ Tables (migrations ``0001_initial`` to ``0011_drawer_count``, in :data:`MIGRATIO
   keep the entity as read (``raw_entity_id``, ``raw_subject_id``, ``raw_object_id``) beside
   the resolved one, so a resolution can be undone. Mentions and date mentions go with
   their drawer; facts never do: when their drawer leaves, they get ``invalidated_at`` and
-  a reason, and history keeps them.
+  a reason, and history keeps them. A fact's ``status`` (``live``, ``candidate``,
+  ``rejected``, ``retracted``, ``invalidated``, ``planned``) and the ``decision_id`` of the
+  fact decision that put it there are written only through :mod:`palace.store.fact_states`.
 - ``entity_decisions``: the user's merges and splits (``palace entity merge/split``),
   replayed on every re-mine; ``entity_resolutions``: how each entity as read resolves in a
   wing (into which entity, by which rule, with what evidence; no target = ambiguous).
@@ -534,6 +536,39 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE TRIGGER drawers_uncounted AFTER DELETE ON drawers BEGIN
             UPDATE meta SET value = CAST(value AS INTEGER) - 1 WHERE key = 'drawers';
         END;
+        """,
+    ),
+    (
+        # a fact's state as data (palace.store.fact_states): live, a candidate awaiting
+        # review, rejected, retracted, invalidated (its text left the notes, or the user
+        # withdrew the fact they added) or planned (a later issue: a future valid time,
+        # never current early; nothing writes it yet), and the fact decision that put it
+        # there (a retraction, a rejection, an acceptance; NULL for the state mining or
+        # the fact's own statement gave it). Backfilled from the prose of
+        # invalidation_reason, which stays what users read, and its "(decision #N)";
+        # an accepted fact from the acceptance in force with its keys
+        "0012_fact_status",
+        """
+        ALTER TABLE facts ADD COLUMN status TEXT NOT NULL DEFAULT 'live'
+            CHECK (status IN ('live', 'candidate', 'rejected', 'retracted', 'invalidated', 'planned'));
+        ALTER TABLE facts ADD COLUMN decision_id INTEGER;
+        UPDATE facts SET status = CASE
+                WHEN invalidation_reason = 'candidate awaiting review' THEN 'candidate'
+                WHEN invalidation_reason GLOB 'rejected by the user*' THEN 'rejected'
+                WHEN invalidation_reason GLOB 'retracted by the user*' THEN 'retracted'
+                ELSE 'invalidated' END
+            WHERE invalidated_at IS NOT NULL;
+        UPDATE facts SET decision_id = CAST(substr(invalidation_reason,
+                instr(invalidation_reason, '(decision #') + length('(decision #')) AS INTEGER)
+            WHERE status IN ('rejected', 'retracted') AND instr(invalidation_reason, '(decision #') > 0;
+        UPDATE facts SET decision_id = (SELECT max(d.id) FROM fact_decisions d JOIN entities s ON s.id = facts.subject_id
+                LEFT JOIN entities o ON o.id = facts.object_id
+                WHERE d.action = 'accept' AND d.reverted_at IS NULL AND d.pending = 0 AND d.subject_key = s.key
+                AND d.predicate = facts.predicate AND d.object_key = coalesce(o.key, lower(trim(facts.object_value)))
+                AND d.valid_from IS facts.valid_from AND (d.fact_id = facts.id OR facts.evidence = 'confirmed'))
+            WHERE status = 'live' AND EXISTS (SELECT 1 FROM fact_decisions WHERE action = 'accept');
+        CREATE INDEX facts_candidates ON facts(id) WHERE status = 'candidate';
+        CREATE INDEX facts_decision ON facts(decision_id) WHERE decision_id IS NOT NULL;
         """,
     ),
 ]
