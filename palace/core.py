@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from palace.graph.facts import FactsResult
     from palace.graph.profile import Connection, EntityProfile
     from palace.mine.run import FileOutcome, MineReport
-    from palace.ask.query import AskResult
+    from palace.ask.result import AskResult
     from palace.graph.resolution import AliasReport, Decision
     from palace.ops.status import StatusReport
 
@@ -197,10 +197,11 @@ class Palace:
                         verify=verify, cancel=cancel, on_progress=on_progress)
 
     def ask(self, question: str, **options) -> "AskResult":
-        """Answer ``question`` with cited drawers; see :func:`palace.ask.query.ask`."""
-        from palace.ask.query import ask
+        """Answer ``question`` with cited drawers; ``options`` are the fields of
+        :class:`palace.ask.options.AskOptions`; see :func:`palace.ask.query.ask`."""
+        from palace.ask.query import AskOptions, ask
 
-        return ask(self, question, **options)
+        return ask(self.store, self.config, self.registry, question, AskOptions(**options))
 
     def doctor(self, *, repair: bool = False) -> "DoctorReport":
         """Check the palace (and with ``repair`` rebuild what is derived, holding the write
@@ -227,8 +228,8 @@ class Palace:
         :func:`palace.graph.facts.facts`."""
         from palace.graph.facts import facts
 
-        return facts(self, about=about, predicate=predicate, as_of=as_of, known_at=known_at, limit=limit,
-                     typed_only=typed_only, now=now, wing=wing)
+        return facts(self.conn, self.registry, about=about, predicate=predicate, as_of=as_of, known_at=known_at,
+                     limit=limit, typed_only=typed_only, now=now, wing=wing)
 
     def history(self, name: str, *, predicate: str | None = None, limit: int = 500,
                 typed_only: bool = True, wing: str | None = None) -> "FactsResult":
@@ -237,8 +238,8 @@ class Palace:
         unknown name."""
         from palace.graph.facts import facts
 
-        return facts(self, about=name, predicate=predicate, history=True, limit=limit, typed_only=typed_only,
-                     wing=wing)
+        return facts(self.conn, self.registry, about=name, predicate=predicate, history=True, limit=limit,
+                     typed_only=typed_only, wing=wing)
 
     def changes(self, start: "dt.date | None" = None, end: "dt.date | None" = None, *, about: str | None = None,
                 wing: str | None = None, room: str | None = None) -> "ChangeSet":

@@ -25,12 +25,12 @@ def test_a_transition_ends_the_old_value_and_an_ending_closes_a_state(tmp_path):
         lives = timeline(palace, "Ines Moreau", "lives_in")
         assert ("Oslo", "2023-01-10", "2024-05-02", "superseded") in lives
         assert ("Bergen", "2024-05-02", None, "current") in lives
-        assert [f.object for f in facts(palace, about="Ines Moreau", predicate="lives_in").facts] == ["Bergen"]
+        assert [f.object for f in facts(palace.conn, palace.registry, about="Ines Moreau", predicate="lives_in").facts] == ["Bergen"]
         # "stepped down" names no successor: the state ends on the note's day
         leads = timeline(palace, "Ines Moreau", "leads")
         assert ("Falcon", "2023-01-10", "2024-06-01", "ended") in leads
-        assert facts(palace, about="Ines Moreau", predicate="leads").facts == ()
-        assert [f.object for f in facts(palace, about="Ines Moreau", predicate="leads",
+        assert facts(palace.conn, palace.registry, about="Ines Moreau", predicate="leads").facts == ()
+        assert [f.object for f in facts(palace.conn, palace.registry, about="Ines Moreau", predicate="leads",
                                         as_of=dt.date(2024, 3, 1)).facts] == ["Falcon"]
 
 
@@ -41,7 +41,7 @@ def test_a_transition_from_a_value_never_stated_elsewhere_still_ends_it(tmp_path
         palace.mine(notes)
         assert timeline(palace, "Acme", "plan") == [("Pro", None, "2024-01-31", "ended"),
                                                      ("Basic", "2024-01-31", None, "current")]
-        assert [f.object for f in facts(palace, about="Acme", predicate="plan", as_of=dt.date(2023, 6, 1)).facts] == ["Pro"]
+        assert [f.object for f in facts(palace.conn, palace.registry, about="Acme", predicate="plan", as_of=dt.date(2023, 6, 1)).facts] == ["Pro"]
 
 
 def test_an_interval_in_the_clause_bounds_the_fact(tmp_path):
@@ -52,7 +52,7 @@ def test_an_interval_in_the_clause_bounds_the_fact(tmp_path):
         palace.mine(notes)
         assert timeline(palace, "Cho Yoon-ho", "plays_for") == [
             ("Ajax", "1999-01-01", "2004-01-01", "ended"), ("Jeonbuk", "2019-01-01", None, "current")]
-        assert [f.object for f in facts(palace, about="Cho Yoon-ho", predicate="plays_for",
+        assert [f.object for f in facts(palace.conn, palace.registry, about="Cho Yoon-ho", predicate="plays_for",
                                         as_of=dt.date(2001, 5, 1)).facts] == ["Ajax"]
 
 
@@ -65,19 +65,19 @@ def test_key_value_lines_and_front_matter_are_facts_of_their_note(tmp_path):
     })
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
-        harbor = {(f.subject, f.predicate, f.object, f.valid_from) for f in facts(palace, about="Harbor").facts}
+        harbor = {(f.subject, f.predicate, f.object, f.valid_from) for f in facts(palace.conn, palace.registry, about="Harbor").facts}
         assert {("Bo Larsen", "leads", "Harbor", "2024-04-15"), ("Harbor", "status", "blocked", "2024-04-15")} <= harbor
-        (status,) = facts(palace, about="Harbor", predicate="status").facts
+        (status,) = facts(palace.conn, palace.registry, about="Harbor", predicate="status").facts
         assert status.sentence == "status: blocked" and status.path == "harbor.md"
-        falcon = {(f.subject, f.predicate, f.object) for f in facts(palace, about="Project Falcon").facts}
+        falcon = {(f.subject, f.predicate, f.object) for f in facts(palace.conn, palace.registry, about="Project Falcon").facts}
         assert {("Ana Lima", "owns", "Project Falcon"), ("Project Falcon", "status", "in review")} <= falcon
         # the field changes: the old fact leaves the current view and stays in history
         time.sleep(1.1)
         write(notes, {"harbor.md": "---\ntitle: Harbor\ndate: 2024-04-15\nlead: Bo Larsen\nstatus: done\n---\n\n"
                                    "Sensor vendors are late again.\n"})
         palace.mine(notes)
-        assert [f.object for f in facts(palace, about="Harbor", predicate="status").facts] == ["done"]
-        old = [f for f in facts(palace, about="Harbor", predicate="status", history=True).facts if f.object == "blocked"]
+        assert [f.object for f in facts(palace.conn, palace.registry, about="Harbor", predicate="status").facts] == ["done"]
+        old = [f for f in facts(palace.conn, palace.registry, about="Harbor", predicate="status", history=True).facts if f.object == "blocked"]
         assert old and old[0].state == "invalidated" and old[0].invalidation_reason == "front matter changed"
 
 
@@ -88,9 +88,9 @@ def test_chat_lines_speak_in_the_first_person(tmp_path):
                                         "[10:04] Mara Lind: my manager is Ravi Shah, lovely so far\n"})
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
-        got = {(f.predicate, f.object, f.evidence) for f in facts(palace, about="Mara Lind").facts}
+        got = {(f.predicate, f.object, f.evidence) for f in facts(palace.conn, palace.registry, about="Mara Lind").facts}
         assert {("works_at", "Initech", "inferred"), ("reports_to", "Ravi Shah", "inferred")} <= got
-        assert not [f for f in facts(palace, about="Jonas Ek").facts if f.predicate != "mentioned_with"]
+        assert not [f for f in facts(palace.conn, palace.registry, about="Jonas Ek").facts if f.predicate != "mentioned_with"]
 
 
 def test_a_dated_section_of_a_running_note_dates_its_facts(tmp_path):
@@ -102,5 +102,5 @@ def test_a_dated_section_of_a_running_note_dates_its_facts(tmp_path):
         palace.mine(notes)
         assert timeline(palace, "Acme Freight", "plan") == [
             ("Enterprise", "2025-01-10", "2025-03-12", "superseded"), ("Business", "2025-03-12", None, "current")]
-        assert [f.object for f in facts(palace, about="Acme Freight", predicate="plan",
+        assert [f.object for f in facts(palace.conn, palace.registry, about="Acme Freight", predicate="plan",
                                         as_of=dt.date(2025, 2, 1)).facts] == ["Enterprise"]

@@ -20,7 +20,7 @@ def test_a_deleted_note_leaves_current_facts_but_stays_in_history(tmp_path):
     (root / "2024-06-01.md").write_text("# Trip\n\nAlice Chen flew to Lisbon with Marcus Webb.\n")
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(root)
-        before = facts(palace, about="Alice Chen")
+        before = facts(palace.conn, palace.registry, about="Alice Chen")
         assert {(f.subject, f.object) for f in before.facts} >= {("Alice Chen", "Bob Okafor"), ("Alice Chen", "Lisbon")}
         lisbon = next(f for f in before.facts if f.object == "Lisbon")
         assert (lisbon.valid_from, lisbon.valid_to, lisbon.valid_granularity) == ("2024-06-01", "2024-06-02", "day")
@@ -28,14 +28,14 @@ def test_a_deleted_note_leaves_current_facts_but_stays_in_history(tmp_path):
         time.sleep(1.1)  # recorded times have one-second resolution
         (root / "2024-06-01.md").unlink()
         palace.mine(root)
-        now = facts(palace, about="Alice Chen")
+        now = facts(palace.conn, palace.registry, about="Alice Chen")
         assert all(f.path != "2024-06-01.md" for f in now.facts)
-        past = facts(palace, about="alice chen", history=True)
+        past = facts(palace.conn, palace.registry, about="alice chen", history=True)
         gone = [f for f in past.facts if f.path == "2024-06-01.md"]
         assert gone and all(f.state == "invalidated" and f.invalidation_reason == "file deleted" for f in gone)
-        known = facts(palace, about="Alice Chen", known_at=lisbon.recorded_at)
+        known = facts(palace.conn, palace.registry, about="Alice Chen", known_at=lisbon.recorded_at)
         assert any(f.object == "Lisbon" for f in known.facts)  # what the palace knew then
-        as_of = facts(palace, about="Alice Chen", as_of=dt.date(2024, 3, 1))
+        as_of = facts(palace.conn, palace.registry, about="Alice Chen", as_of=dt.date(2024, 3, 1))
         assert {f.object for f in as_of.facts} >= {"Bob Okafor"} and "Lisbon" not in {f.object for f in as_of.facts}
 
 

@@ -30,7 +30,7 @@ def write(root, files: dict[str, str]) -> None:
 def timeline(palace, about, predicate):
     """``[(object, valid_from, valid_to, state)]`` of one predicate, history included."""
     return [(f.object, f.valid_from, f.valid_to, f.state)
-            for f in facts(palace, about=about, predicate=predicate, history=True).facts]
+            for f in facts(palace.conn, palace.registry, about=about, predicate=predicate, history=True).facts]
 
 
 @pytest.fixture
@@ -52,16 +52,16 @@ def test_medication_switch(notes, tmp_path):
             ("Lisinopril", "2024-01-10", "2024-04-02", "superseded"),
             ("Metoprolol", "2024-04-02", None, "current"),
         ]
-        current = facts(palace, about="Ruth Whitfield", predicate="takes").facts
+        current = facts(palace.conn, palace.registry, about="Ruth Whitfield", predicate="takes").facts
         assert [(f.object, f.evidence) for f in current] == [("Metoprolol", "inferred")]  # "her" resolved
-        old = facts(palace, about="Ruth Whitfield", predicate="takes", history=True).facts[0]
+        old = facts(palace.conn, palace.registry, about="Ruth Whitfield", predicate="takes", history=True).facts[0]
         assert old.superseded_by == current[0].id
         assert old.path == "2024-01-10.md" and old.line == 3 and "Lisinopril 10mg" in old.sentence
         assert old.extractor == "palace.relations.v2/take-drug" and old.evidence == "stated"
-        as_of = facts(palace, about="Ruth Whitfield", predicate="takes", as_of=dt.date(2024, 2, 1)).facts
+        as_of = facts(palace.conn, palace.registry, about="Ruth Whitfield", predicate="takes", as_of=dt.date(2024, 2, 1)).facts
         assert [f.object for f in as_of] == ["Lisinopril"]
         # a literal value can be asked about too
-        assert [f.subject for f in facts(palace, about="metoprolol").facts] == ["Ruth Whitfield"]
+        assert [f.subject for f in facts(palace.conn, palace.registry, about="metoprolol").facts] == ["Ruth Whitfield"]
 
 
 def test_plan_downgrade(notes, tmp_path):
@@ -100,7 +100,7 @@ def test_employer_change_mined_out_of_order_ends_as_mined_in_order(tmp_path):
         write(newer_first, {"2023-02-04.md": EMPLOYER["2023-02-04.md"]})
         palace.mine(newer_first, wing="notes")
         assert timeline(palace, "Alice Chen", "works_at") == expected
-        role = facts(palace, about="Alice Chen", predicate="role").facts
+        role = facts(palace.conn, palace.registry, about="Alice Chen", predicate="role").facts
         assert [(f.object, f.valid_from) for f in role] == [("staff engineer", "2024-09-02")]
     with Palace.open(tmp_path / "p2") as palace:
         palace.mine(together, wing="notes")
@@ -115,8 +115,8 @@ def test_two_alices_stay_apart_and_alice_alone_is_ambiguous(notes, tmp_path):
     })
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
-        assert [f.object for f in facts(palace, about="Alice Chen", predicate="works_at").facts] == ["Northwind Labs"]
-        assert [f.object for f in facts(palace, about="Alice Moreau", predicate="works_at").facts] == ["Studio Pivot"]
+        assert [f.object for f in facts(palace.conn, palace.registry, about="Alice Chen", predicate="works_at").facts] == ["Northwind Labs"]
+        assert [f.object for f in facts(palace.conn, palace.registry, about="Alice Moreau", predicate="works_at").facts] == ["Studio Pivot"]
         card = profile(palace, "Alice")
         assert card.name == "Alice" and card.ambiguous_with == ("Alice Chen", "Alice Moreau")
         report = aliases(palace.conn, "Alice")
@@ -149,7 +149,7 @@ def test_same_day_different_values_is_a_conflict(notes, tmp_path):
     })
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
-        current = facts(palace, about="Bob Okafor", predicate="reports_to").facts
+        current = facts(palace.conn, palace.registry, about="Bob Okafor", predicate="reports_to").facts
         assert sorted(f.object for f in current) == ["Helen Marsh", "Priya Raman"]
         assert all(f.state == "current" and f.valid_to is None for f in current)
         helen, priya = sorted(current, key=lambda f: f.object)
@@ -167,13 +167,13 @@ def test_a_file_edit_retracts_a_fact_and_the_earlier_value_reopens(notes, tmp_pa
             ("London", "2023-11-19", "2025-01-11", "superseded"),
             ("Lisbon", "2025-01-11", None, "current"),
         ]
-        moved = facts(palace, about="Marcus Webb", predicate="moved_to").facts
+        moved = facts(palace.conn, palace.registry, about="Marcus Webb", predicate="moved_to").facts
         assert [(f.object, f.valid_from, f.valid_to) for f in moved] == [("Lisbon", "2025-01-11", "2025-01-13")]
         time.sleep(1.1)
         write(notes, {"2025-01-18.md": "# Call\n\nMarcus Webb sounded tired on the call.\n"})
         palace.mine(notes)
-        assert facts(palace, about="Marcus Webb", predicate="lives_in").facts[0].object == "London"
-        history = facts(palace, about="Marcus Webb", predicate="lives_in", history=True).facts
+        assert facts(palace.conn, palace.registry, about="Marcus Webb", predicate="lives_in").facts[0].object == "London"
+        history = facts(palace.conn, palace.registry, about="Marcus Webb", predicate="lives_in", history=True).facts
         assert [(f.object, f.valid_to, f.state) for f in history] == [
             ("London", None, "current"), ("Lisbon", None, "invalidated")]
         assert history[1].invalidation_reason == "file changed: text no longer there"
@@ -202,7 +202,7 @@ def test_user_merge_and_split_survive_a_re_mine(notes, tmp_path):
         split(palace.conn, "Mum", palace.registry)
         palace.mine(notes)
         assert timeline(palace, "Ruth Whitfield", "takes") == [("Lisinopril", "2024-01-10", None, "current")]
-        assert [f.object for f in facts(palace, about="Mum", predicate="takes").facts] == ["Metoprolol"]
+        assert [f.object for f in facts(palace.conn, palace.registry, about="Mum", predicate="takes").facts] == ["Metoprolol"]
         with pytest.raises(UsageError):
             split(palace.conn, "Mum", palace.registry)
 
@@ -246,7 +246,7 @@ def test_a_predicate_added_in_the_palace_config_is_read_while_mining(notes, tmp_
     write(notes, {"2024-05-01.md": "# Team\n\nHelen Marsh mentored Bob Okafor through the reorg.\n"})
     with Palace.open(palace_dir) as palace:
         palace.mine(notes)
-        (fact,) = facts(palace, about="Helen Marsh", predicate="mentors").facts
+        (fact,) = facts(palace.conn, palace.registry, about="Helen Marsh", predicate="mentors").facts
         assert (fact.subject, fact.object, fact.valid_from, fact.valid_to) == ("Helen Marsh", "Bob Okafor", "2024-05-01", None)
         assert fact.extractor == "palace.relations.v2/mentors"
 

@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING
 
 from palace.errors import UsageError
 from palace.graph.facts import FactView, facts
-from palace.store.entities import find_entities
 from palace.nlp.names import entity_key
+from palace.store.entities import find_entities
 
 if TYPE_CHECKING:
-    from palace.core import Palace
+    import sqlite3
+
     from palace.ask.planning import Plan
     from palace.ask.questions import FactQuestion
 
@@ -192,11 +193,12 @@ class Answer:
         return list(dict.fromkeys(d for d in cited if d))
 
 
-def answer_question(palace: "Palace", plan: "Plan", *, wing: str | None = None) -> Answer | None:
+def answer_question(conn: "sqlite3.Connection", registry: dict, plan: "Plan", *,
+                    wing: str | None = None) -> Answer | None:
     """The graph's answer to ``plan``'s one-predicate question, or None when the plan
     holds none or is a change question (those list the graph's diff instead).
 
-    ``wing`` keeps the facts read in that wing. The day is the plan's ``now`` unless the
+    ``registry`` is the predicate registry; ``wing`` keeps the facts read in that wing. The day is the plan's ``now`` unless the
     question named a window (``--since``/``--until`` filter drawers, not the answer)."""
     if not plan.asks or plan.intent == "change":
         return None
@@ -204,11 +206,11 @@ def answer_question(palace: "Palace", plan: "Plan", *, wing: str | None = None) 
     window = plan.window if plan.window is not None and plan.window_source == "question" else None
     chosen, timeline = plan.asks[0], ()
     for asked in plan.asks:
-        found = _timeline(palace, asked, wing)
+        found = _timeline(conn, registry, asked, wing)
         if found:
             chosen, timeline = asked, found
             break
-    spec = palace.registry.get(chosen.predicate)
+    spec = registry.get(chosen.predicate)
     cardinality = spec.cardinality if spec else "many"
     kind = spec.kind if spec else "state"
     during = None
@@ -218,7 +220,7 @@ def answer_question(palace: "Palace", plan: "Plan", *, wing: str | None = None) 
         if kind == "event":  # the events of record up to that day
             valid = [f for f in timeline if f.valid_from and f.valid_from <= day.isoformat()]
         else:
-            valid = _current(palace, chosen, wing, day) if timeline else []
+            valid = _current(conn, registry, chosen, wing, day) if timeline else []
     else:
         day, start = window.start, window.start
         end = min(window.end, now + dt.timedelta(days=1)) if window.start <= now else window.end
@@ -242,12 +244,12 @@ def answer_question(palace: "Palace", plan: "Plan", *, wing: str | None = None) 
     )
 
 
-def _keys(palace: "Palace", asked: "FactQuestion") -> set[str]:
+def _keys(conn: "sqlite3.Connection", asked: "FactQuestion") -> set[str]:
     """The name keys that count as the name asked about: its own, and every name of the
     entities it resolves to."""
     keys = {entity_key(asked.name), entity_key(asked.text)}
     try:
-        keys |= {entity_key(row["name"]) for row in find_entities(palace.conn, asked.name)}
+        keys |= {entity_key(row["name"]) for row in find_entities(conn, asked.name)}
     except UsageError:  # not a name the graph knows: a literal value, or nothing
         pass
     return keys
@@ -257,27 +259,29 @@ def _own_end(asked: "FactQuestion"):
     return (lambda f: f.subject) if asked.side == "subject" else (lambda f: f.object)
 
 
-def _timeline(palace: "Palace", asked: "FactQuestion", wing: str | None) -> tuple[FactView, ...]:
+def _timeline(conn: "sqlite3.Connection", registry: dict, asked: "FactQuestion",
+              wing: str | None) -> tuple[FactView, ...]:
     """Every live fact (superseded and ended ones included, retracted ones not) of the
     asked predicate with the name on the asked side and a value on the other, in
     valid-time order. (An ending that names no value, "Ines retired", closes the facts it
     ends and is no value itself.)"""
     try:
-        found = facts(palace, about=asked.name, predicate=asked.predicate, history=True).facts
+        found = facts(conn, registry, about=asked.name, predicate=asked.predicate, history=True).facts
     except UsageError:  # the name is neither an entity nor a value of any fact
         return ()
-    keys, end = _keys(palace, asked), _own_end(asked)
+    keys, end = _keys(conn, asked), _own_end(asked)
     return tuple(f for f in found if f.invalidated_at is None and entity_key(end(f)) in keys
                  and _value_of(f, asked.side).strip() and (wing is None or f.wing == wing))
 
 
-def _current(palace: "Palace", asked: "FactQuestion", wing: str | None, day: dt.date) -> list[FactView]:
+def _current(conn: "sqlite3.Connection", registry: dict, asked: "FactQuestion", wing: str | None,
+             day: dt.date) -> list[FactView]:
     """The facts valid on ``day`` (:func:`palace.graph.facts.facts` with ``as_of``)."""
     try:
-        found = facts(palace, about=asked.name, predicate=asked.predicate, as_of=day).facts
+        found = facts(conn, registry, about=asked.name, predicate=asked.predicate, as_of=day).facts
     except UsageError:
         return []
-    keys, end = _keys(palace, asked), _own_end(asked)
+    keys, end = _keys(conn, asked), _own_end(asked)
     return [f for f in found if entity_key(end(f)) in keys and _value_of(f, asked.side).strip()
             and (wing is None or f.wing == wing)]
 

@@ -5,15 +5,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from palace.errors import UsageError
 from palace.store.entities import find_entities
 from palace.store.facts import FactFilter, FactView, any_fact, count_facts, fact_views
-from palace.errors import UsageError
-
-if TYPE_CHECKING:
-    from palace.core import Palace
 
 
 @dataclass(frozen=True)
@@ -39,7 +36,8 @@ class FactsResult:
 
 
 def facts(
-    palace: "Palace",
+    conn: sqlite3.Connection,
+    registry: dict,
     *,
     about: str | None = None,
     predicate: str | None = None,
@@ -66,9 +64,9 @@ def facts(
     if about:
         value = " ".join(about.split()).casefold()
         try:
-            ids = tuple(r["id"] for r in find_entities(palace.conn, about))
+            ids = tuple(r["id"] for r in find_entities(conn, about))
         except UsageError:  # not an entity: maybe a literal value ("Metoprolol", "Starter")
-            if not any_fact(palace.conn, FactFilter(value=value), palace.registry):
+            if not any_fact(conn, FactFilter(value=value), registry):
                 raise
     wanted = FactFilter(
         entity_ids=ids, value=value, predicate=predicate, typed_only=typed_only and not predicate,
@@ -77,12 +75,12 @@ def facts(
         unsuperseded=not history and not as_of and bool(known_at),
         holds_on=(now or dt.date.today()) if not history and not as_of and not known_at else None,
     )
-    views = fact_views(palace.conn, wanted, palace.registry, limit=limit)
+    views = fact_views(conn, wanted, registry, limit=limit)
     if as_of and not history:
         # an ending ("stepped down as lead") holds from an unknown start: where a dated
         # statement of the same value covers the day too, that one says it
         dated = {(v.subject, v.predicate, v.object.casefold()) for v in views if v.valid_from}
         views = tuple(v for v in views if v.valid_from or (v.subject, v.predicate, v.object.casefold()) not in dated)
-    pending = count_facts(palace.conn, FactFilter(entity_ids=ids, value=value, predicate=predicate,
-                                                  typed_only=True, wing=wing, candidates=True), palace.registry)
+    pending = count_facts(conn, FactFilter(entity_ids=ids, value=value, predicate=predicate,
+                                           typed_only=True, wing=wing, candidates=True), registry)
     return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views, pending)
