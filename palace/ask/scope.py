@@ -3,8 +3,9 @@
 A :class:`Scope` is built once per question by :func:`build_scope` (the scope stage of
 :func:`palace.ask.query.ask`) and read by every retriever and check: its SQL condition
 over the notes (:meth:`Scope.condition`), its Chroma ``where`` (:meth:`Scope.where`),
-membership of drawers (:meth:`Scope.admits`, :meth:`Scope.rowids`) and the check that
-its wing and room exist (:meth:`Scope.check`).
+the drawers it allows (:attr:`Scope.allowed`, the set every retriever receives; which
+of some drawers lie in its wing and room: :meth:`Scope.rowids`), the window's drawers
+(:meth:`Scope.inside`) and the check that its wing and room exist (:meth:`Scope.check`).
 
 Wing and room always restrict. A date window restricts only when it came from
 ``--since``/``--until`` (mode ``filter``); a window read from the question ranks
@@ -79,10 +80,6 @@ class Scope:
         if len(clauses) > 1:
             return {"$and": clauses}
         return clauses[0] if clauses else None
-
-    def admits(self, rowid: int) -> bool:
-        """Whether the drawer of ``rowid`` is in scope."""
-        return self.allowed is None or rowid in self.allowed
 
     def rowids(self, conn, drawer_ids: list[str]) -> set[int]:
         """The rowids of ``drawer_ids`` inside the wing and room (not narrowed by a window)."""
