@@ -61,10 +61,9 @@ def read_graph(conn, registry: dict, plan: Plan, scope: Scope, weights: dict[str
     plan's entities when it has ``graph`` (superseded ones too with ``options.history``
     or for a history question)."""
     notes: list[str] = []
-    answer = None
-    if not options.baseline:
-        answer = answer_question(conn, registry, plan, wing=scope.wing)
-        scope = _admitted(conn, plan, scope, answer.drawer_ids() if answer else [], notes)
+    answer = None if options.baseline else answer_question(conn, registry, plan, wing=scope.wing)
+    cited = answer.drawer_ids() if answer else []
+    scope = _admitted(conn, plan, scope, cited, notes)
     changes = _changes(conn, registry, plan, scope, notes) if weights.get("changes") else None
     facts, hidden, lead = (), 0, {}
     if plan.entities and weights.get("graph"):
@@ -75,7 +74,6 @@ def read_graph(conn, registry: dict, plan: Plan, scope: Scope, weights: dict[str
             if hidden:
                 notes.append(f"{hidden} superseded fact{'' if hidden == 1 else 's'} hidden; --history shows them")
     asked = next((i for i, e in enumerate(plan.entities) if answer and e.name == answer.subject), None)
-    cited = answer.drawer_ids() if answer else []
     if cited and asked is not None:  # the drawers cited by the answer lead the graph's list
         lead = {**{d: (asked,) for d in cited}, **lead}
     return GraphAnswer(answer, changes, facts, hidden, lead, scope, tuple(notes))
