@@ -122,7 +122,7 @@ DIRECT_LINES = 8  # palace.ask.answers.DIRECT_LINES, without importing the query
 
 
 def render(result, *, explain: bool = False) -> None:
-    """Print an :class:`palace.ask.query.AskResult` with rich: the plan in one line, then the
+    """Print an :class:`palace.ask.result.AskResult` with rich: the plan in one line, then the
     direct answer (:class:`palace.ask.answers.Direct`: the one fact asked for, the changes,
     the facts about the question's names, or that the graph holds none), the whole change
     list or fact list when the answer could not show it all (or with ``explain``, or for

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from palace.graph.profile import Connection, EntityProfile
     from palace.mine.extract import ExtractResult
     from palace.mine.run import FileOutcome, MineReport
-    from palace.ask.query import AskResult
+    from palace.ask.result import AskResult
     from palace.graph.resolution import AliasReport, Decision
     from palace.ops.portable import ImportReport
     from palace.ops.status import StatusReport
@@ -208,10 +208,11 @@ class Palace:
                         verify=verify, cancel=cancel, on_progress=on_progress)
 
     def ask(self, question: str, **options) -> "AskResult":
-        """Answer ``question`` with cited drawers; see :func:`palace.ask.query.ask`."""
-        from palace.ask.query import ask
+        """Answer ``question`` with cited drawers; ``options`` are the fields of
+        :class:`palace.ask.options.AskOptions`; see :func:`palace.ask.query.ask`."""
+        from palace.ask.query import AskOptions, ask
 
-        return ask(self, question, **options)
+        return ask(self.store, self.config, self.registry, question, AskOptions(**options))
 
     def doctor(self, *, repair: bool = False) -> "DoctorReport":
         """Check the palace (and with ``repair`` rebuild what is derived, holding the write

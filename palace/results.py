@@ -1,7 +1,7 @@
 """The JSON of every read command, from its typed result, by one function.
 
 Every command's ``--json`` prints :func:`to_json` of the dataclass the core returned
-(:class:`~palace.ask.query.AskResult`, :class:`~palace.ops.status.StatusReport`,
+(:class:`~palace.ask.result.AskResult`, :class:`~palace.ops.status.StatusReport`,
 :class:`~palace.graph.facts.FactsResult`, :class:`~palace.graph.profile.EntityProfile`,
 :class:`~palace.graph.profile.Connection`, :class:`~palace.graph.resolution.AliasReport`,
 :class:`~palace.graph.changes.ChangeSet`, :class:`~palace.ops.doctor.DoctorReport`,

@@ -70,7 +70,8 @@ def test_readme_json_fields_match_the_result_dataclasses():
 
     from palace.graph.facts import FactsResult, FactView
     from palace.graph.profile import Citation, EntityProfile, Neighbour
-    from palace.ask.query import AskResult, Hit, PlanSummary, Why
+    from palace.ask.hits import Hit, Why
+    from palace.ask.result import AskResult, PlanSummary
     from palace.mine.extract import ExtractResult, ReadFact, Rejection
     from palace.ops.status import StatusReport
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from palace.store import sqlite as store
 from palace.ask.planning import plan_question, read_intent
+from palace.config import Config
 
 D = dt.date
 NOW = D(2026, 11, 29)
@@ -28,7 +29,7 @@ def conn(tmp_path):
 
 
 def window(conn, question, now=NOW, fiscal_year_start=1):
-    plan = plan_question(conn, question, now=now, fiscal_year_start=fiscal_year_start)
+    plan = plan_question(conn, question, now=now, config=Config(fiscal_year_start=fiscal_year_start))
     return (plan.window.start, plan.window.end) if plan.window else None
 
 

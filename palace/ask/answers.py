@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING
 
 from palace.errors import UsageError
 from palace.graph.facts import FactView, facts
-from palace.store.entities import find_entities
 from palace.nlp.names import entity_key
+from palace.store.entities import find_entities
 
 if TYPE_CHECKING:
-    from palace.core import Palace
+    import sqlite3
+
     from palace.ask.planning import Plan
     from palace.ask.questions import FactQuestion
 
@@ -192,62 +193,83 @@ class Answer:
         return list(dict.fromkeys(d for d in cited if d))
 
 
-def answer_question(palace: "Palace", plan: "Plan", *, wing: str | None = None) -> Answer | None:
+@dataclass(frozen=True)
+class _Period:
+    """The time a one-fact question is about: ``day`` (the plan's ``now``, or the first
+    day of the window it names) and ``[start, end)``; ``during`` the window ``{start,
+    end}`` (ISO) when it is longer than a day (never past ``now``), else None; whether
+    it lies in the ``past`` of ``today``, the day the question is asked on."""
+
+    day: dt.date
+    start: dt.date
+    end: dt.date
+    during: dict | None
+    past: bool
+    today: dt.date
+
+
+def _period(plan: "Plan") -> _Period:
+    """The :class:`_Period` of ``plan``: the window the question names (``--since``/
+    ``--until`` filter drawers, not the answer), else its ``now``."""
+    now = plan.now or dt.date.today()
+    today = plan.today or now
+    window = plan.window if plan.window is not None and plan.window_source == "question" else None
+    if window is None or window.end - window.start <= dt.timedelta(days=1):
+        day = window.start if window is not None else now
+        end = day + dt.timedelta(days=1)
+        return _Period(day, day, end, None, end <= today if window is not None else day < today, today)
+    end = min(window.end, now + dt.timedelta(days=1)) if window.start <= now else window.end
+    during = {"start": window.start.isoformat(), "end": end.isoformat()}
+    return _Period(window.start, window.start, end, during, end <= today, today)
+
+
+def answer_question(conn: "sqlite3.Connection", registry: dict, plan: "Plan", *,
+                    wing: str | None = None) -> Answer | None:
     """The graph's answer to ``plan``'s one-predicate question, or None when the plan
     holds none or is a change question (those list the graph's diff instead).
 
-    ``wing`` keeps the facts read in that wing. The day is the plan's ``now`` unless the
-    question named a window (``--since``/``--until`` filter drawers, not the answer)."""
+    ``registry`` is the predicate registry; ``wing`` keeps the facts read in that wing.
+    The day is the plan's ``now`` unless the question named a window (``--since``/
+    ``--until`` filter drawers, not the answer)."""
     if not plan.asks or plan.intent == "change":
         return None
-    now = plan.now or dt.date.today()
-    window = plan.window if plan.window is not None and plan.window_source == "question" else None
     chosen, timeline = plan.asks[0], ()
     for asked in plan.asks:
-        found = _timeline(palace, asked, wing)
+        found = _timeline(conn, registry, asked, wing)
         if found:
             chosen, timeline = asked, found
             break
-    spec = palace.registry.get(chosen.predicate)
+    spec = registry.get(chosen.predicate)
     cardinality = spec.cardinality if spec else "many"
     kind = spec.kind if spec else "state"
-    during = None
-    if window is None or window.end - window.start <= dt.timedelta(days=1):
-        day = window.start if window is not None else now
-        start, end = day, day + dt.timedelta(days=1)
-        if kind == "event":  # the events of record up to that day
-            valid = [f for f in timeline if f.valid_from and f.valid_from <= day.isoformat()]
-        else:
-            valid = _current(palace, chosen, wing, day) if timeline else []
+    period = _period(plan)
+    if period.during is not None:
+        valid = [f for f in timeline if _overlaps(f, period.start, period.end)]
+    elif kind == "event":  # the events of record up to that day
+        valid = [f for f in timeline if f.valid_from and f.valid_from <= period.day.isoformat()]
     else:
-        day, start = window.start, window.start
-        end = min(window.end, now + dt.timedelta(days=1)) if window.start <= now else window.end
-        during = {"start": start.isoformat(), "end": end.isoformat()}
-        valid = [f for f in timeline if _overlaps(f, start, end)]
+        valid = _current(conn, registry, chosen, wing, period.day) if timeline else []
     values = _merged(valid, chosen.side)
     values = values[-VALUES_SHOWN:] if kind == "event" else values[:VALUES_SHOWN]
+    one = kind == "state" and cardinality == "one" and chosen.side == "subject"  # one value replaces another
     previous = None
-    if kind == "state" and (not values or (cardinality == "one" and chosen.side == "subject")):
-        previous = _previous(timeline, values, start, chosen.side)
-    today = plan.today or now
-    past = end <= today if window is not None else day < today
-    following = None
-    if kind == "state" and cardinality == "one" and chosen.side == "subject" and len(values) == 1:
-        following = _following(timeline, values[-1], chosen.side, today)
-    text = _text(chosen, values, previous, has_facts=bool(timeline), past=past, day=day, during=during,
-                 following=following, today=today)
+    if kind == "state" and (not values or one):
+        previous = _previous(timeline, values, period.start, chosen.side)
+    following = _following(timeline, values[-1], chosen.side, period.today) if one and len(values) == 1 else None
+    text = _text(chosen, values, (previous, following), period, has_facts=bool(timeline))
     return Answer(
         subject=chosen.name, predicate=chosen.predicate, side=chosen.side, cardinality=cardinality, kind=kind,
-        as_of=day.isoformat(), during=during, values=tuple(values), previous=previous, text=text, cue=chosen.cue,
+        as_of=period.day.isoformat(), during=period.during, values=tuple(values), previous=previous, text=text,
+        cue=chosen.cue,
     )
 
 
-def _keys(palace: "Palace", asked: "FactQuestion") -> set[str]:
+def _keys(conn: "sqlite3.Connection", asked: "FactQuestion") -> set[str]:
     """The name keys that count as the name asked about: its own, and every name of the
     entities it resolves to."""
     keys = {entity_key(asked.name), entity_key(asked.text)}
     try:
-        keys |= {entity_key(row["name"]) for row in find_entities(palace.conn, asked.name)}
+        keys |= {entity_key(row["name"]) for row in find_entities(conn, asked.name)}
     except UsageError:  # not a name the graph knows: a literal value, or nothing
         pass
     return keys
@@ -257,27 +279,29 @@ def _own_end(asked: "FactQuestion"):
     return (lambda f: f.subject) if asked.side == "subject" else (lambda f: f.object)
 
 
-def _timeline(palace: "Palace", asked: "FactQuestion", wing: str | None) -> tuple[FactView, ...]:
+def _timeline(conn: "sqlite3.Connection", registry: dict, asked: "FactQuestion",
+              wing: str | None) -> tuple[FactView, ...]:
     """Every live fact (superseded and ended ones included, retracted ones not) of the
     asked predicate with the name on the asked side and a value on the other, in
     valid-time order. (An ending that names no value, "Ines retired", closes the facts it
     ends and is no value itself.)"""
     try:
-        found = facts(palace.conn, palace.registry, about=asked.name, predicate=asked.predicate, history=True).facts
+        found = facts(conn, registry, about=asked.name, predicate=asked.predicate, history=True).facts
     except UsageError:  # the name is neither an entity nor a value of any fact
         return ()
-    keys, end = _keys(palace, asked), _own_end(asked)
+    keys, end = _keys(conn, asked), _own_end(asked)
     return tuple(f for f in found if f.invalidated_at is None and entity_key(end(f)) in keys
                  and _value_of(f, asked.side).strip() and (wing is None or f.wing == wing))
 
 
-def _current(palace: "Palace", asked: "FactQuestion", wing: str | None, day: dt.date) -> list[FactView]:
+def _current(conn: "sqlite3.Connection", registry: dict, asked: "FactQuestion", wing: str | None,
+             day: dt.date) -> list[FactView]:
     """The facts valid on ``day`` (:func:`palace.graph.facts.facts` with ``as_of``)."""
     try:
-        found = facts(palace.conn, palace.registry, about=asked.name, predicate=asked.predicate, as_of=day).facts
+        found = facts(conn, registry, about=asked.name, predicate=asked.predicate, as_of=day).facts
     except UsageError:
         return []
-    keys, end = _keys(palace, asked), _own_end(asked)
+    keys, end = _keys(conn, asked), _own_end(asked)
     return [f for f in found if entity_key(end(f)) in keys and _value_of(f, asked.side).strip()
             and (wing is None or f.wing == wing)]
 
@@ -365,11 +389,14 @@ def _span(value: AnswerValue, today: dt.date | None = None) -> str:
     return f"until {value.valid_to}" if value.valid_to else "date unknown"
 
 
-def _text(asked: "FactQuestion", values: list[AnswerValue], previous: AnswerValue | None, *,
-          has_facts: bool, past: bool, day: dt.date, during: dict | None,
-          following: FactView | None = None, today: dt.date | None = None) -> str:
-    """The answer in words, one line per value."""
-    when = f"during {during['start']} → {during['end']}" if during else f"on {day.isoformat()}"
+def _text(asked: "FactQuestion", values: list[AnswerValue],
+          around: tuple[AnswerValue | None, FactView | None], period: _Period, *, has_facts: bool) -> str:
+    """The answer in words, one line per value; ``around`` is the value before the first
+    (or None) and the fact that replaced the last (or None)."""
+    previous, following = around
+    past, today = period.past, period.today
+    when = (f"during {period.during['start']} → {period.during['end']}" if period.during
+            else f"on {period.day.isoformat()}")
     if not values:
         if not has_facts:
             return f"no fact about {asked.name}'s {asked.label} in the graph"

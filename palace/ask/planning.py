@@ -43,15 +43,16 @@ facts are those valid then, and notes written after it are pushed down, as with
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import sqlite3
 from dataclasses import dataclass, field
 
+from palace.ask.questions import FactQuestion, QuestionTable, read_fact_questions
+from palace.config import Config
 from palace.errors import UsageError
 from palace.nlp.dates import DateInterval, ambiguous_numeric_dates, find_date_window
 from palace.nlp.names import entity_key
-from palace.ask.questions import FactQuestion, QuestionTable, read_fact_questions
+from palace.store import search
 
 INTENTS = ("lookup", "entity", "current", "history", "change")
 
@@ -156,6 +157,16 @@ def read_intent(question: str, entities: tuple["EntityMatch", ...] = ()) -> tupl
     return "lookup", ""
 
 
+def stem(term: str) -> str:
+    """A crude prefix stem for matching terms in text (FTS5 matches with the Porter
+    stemmer: "take" finds "taking", "grants" finds "grant")."""
+    if term.isalpha():
+        for suffix in ("ing", "ed", "es", "s", "e"):
+            if term.endswith(suffix) and len(term) - len(suffix) >= 3:
+                return term[: -len(suffix)]
+    return term
+
+
 def query_terms(question: str) -> tuple[str, ...]:
     """Content words of the question (lower-cased, "'s" cut, stopwords and 1-letter
     words dropped): "What's Alice's plan" → ``("alice", "plan")``."""
@@ -197,36 +208,11 @@ def match_entities(
     case ("the current" is not the entity "Current"). Words inside ``exclude`` (the span of the date
     window, as chars of the question) are never entity names.
     """
-    tokens = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(question)]
-    cleaned = [re.sub(r"['’][sS]$", "", t).strip(".,;:!?'’") for t, _, _ in tokens]
-    candidates: dict[str, tuple[int, int, str]] = {}
-    lowercase: set[str] = set()
-    for size in range(5, 0, -1):
-        for i in range(len(tokens) - size + 1):
-            words = cleaned[i:i + size]
-            if not all(words):
-                continue
-            if exclude and tokens[i][1] < exclude[1] and tokens[i + size - 1][2] > exclude[0]:
-                continue
-            key = entity_key(" ".join(words))
-            if not key or key in STOPWORDS or len(key) < 2 or key.isdigit():
-                continue
-            if key not in candidates and not any(w[:1].isupper() for w in words):
-                lowercase.add(key)
-            candidates.setdefault(key, (tokens[i][1], tokens[i + size - 1][2], " ".join(words)))
+    candidates, lowercase = _name_candidates(question, exclude)
     if not candidates:
         return ()
-    placeholders = ",".join("?" * len(candidates))
-    rows = conn.execute(
-        f"SELECT a.key, a.source, e.id, e.name, e.type,"
-        f" (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
-        f" FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE a.key IN ({placeholders})"
-        f" AND (e.type = 'CONCEPT' OR EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = e.id))"
-        f" ORDER BY n DESC",
-        list(candidates),
-    ).fetchall()
     grouped: dict[str, list[sqlite3.Row]] = {}
-    for row in rows:
+    for row in search.names_matching(conn, list(candidates)):
         grouped.setdefault(row["key"], []).append(row)
     for key in lowercase & set(grouped):
         attested = sum(r["n"] for r in grouped[key]) >= MIN_MENTIONS_LOWERCASE
@@ -247,6 +233,32 @@ def match_entities(
     return tuple(matches)
 
 
+def _name_candidates(question: str, exclude: tuple[int, int] | None
+                     ) -> tuple[dict[str, tuple[int, int, str]], set[str]]:
+    """The question's n-grams (5 words down to 1) that could be names: ``{key: (start,
+    end, text)}`` (the first, longest occurrence of each key) and the keys written all in
+    lower case. Possessives are cut; stopwords, digits, one-letter keys and n-grams that
+    cross ``exclude`` (the date window's span) are not candidates."""
+    tokens = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(question)]
+    cleaned = [re.sub(r"['’][sS]$", "", t).strip(".,;:!?'’") for t, _, _ in tokens]
+    candidates: dict[str, tuple[int, int, str]] = {}
+    lowercase: set[str] = set()
+    for size in range(5, 0, -1):
+        for i in range(len(tokens) - size + 1):
+            words = cleaned[i:i + size]
+            if not all(words):
+                continue
+            if exclude and tokens[i][1] < exclude[1] and tokens[i + size - 1][2] > exclude[0]:
+                continue
+            key = entity_key(" ".join(words))
+            if not key or key in STOPWORDS or len(key) < 2 or key.isdigit():
+                continue
+            if key not in candidates and not any(w[:1].isupper() for w in words):
+                lowercase.add(key)
+            candidates.setdefault(key, (tokens[i][1], tokens[i + size - 1][2], " ".join(words)))
+    return candidates, lowercase
+
+
 def _mostly_a_name(conn: sqlite3.Connection, phrase: str, entity_ids: list[int]) -> bool:
     """True when ``phrase`` (a question's words in lower case) is one of the entity's
     names as the notes write it: an alias stored in lower case ("lakehouse migration" in
@@ -254,33 +266,22 @@ def _mostly_a_name(conn: sqlite3.Connection, phrase: str, entity_ids: list[int])
     most a quarter of the drawers that hold it (FTS5 finds them in any case; GLOB, which
     is case-sensitive, counts the lower-case ones). "mara" and "tc" are names in minutes
     full of "Mara:" and "TC:"; "current" and "council" are words."""
-    marks = ",".join("?" * len(entity_ids))
-    if conn.execute(
-        f"SELECT 1 FROM aliases WHERE entity_id IN ({marks}) AND alias = lower(alias) AND lower(alias) = ? LIMIT 1",
-        [*entity_ids, phrase],
-    ).fetchone():
+    if search.has_lowercase_alias(conn, entity_ids, phrase):
         return True
     words = re.findall(r"\w+", phrase)
     if not words or any(ch in phrase for ch in "*?[]"):
         return False
-    holding = [r[0] for r in conn.execute(  # a sample is enough to tell a name from a word
-        "SELECT rowid FROM drawers_fts WHERE drawers_fts MATCH ? LIMIT ?", (f'text : "{" ".join(words)}"', CASE_SAMPLE))]
+    holding = search.drawers_with_phrase(conn, words, CASE_SAMPLE)  # a sample tells a name from a word
     if not holding:
         return False
-    edge = "[^A-Za-z0-9_]"
-    lower = conn.execute(
-        "SELECT count(*) FROM drawers WHERE rowid IN (SELECT value FROM json_each(?)) AND"
-        " (text GLOB ? OR text GLOB ? OR text GLOB ? OR text = ?)",
-        (json.dumps(holding), f"*{edge}{phrase}{edge}*", f"{phrase}{edge}*", f"*{edge}{phrase}", phrase),
-    ).fetchone()[0]
-    return 4 * lower <= len(holding)
+    return 4 * search.lowercase_count(conn, holding, phrase) <= len(holding)
 
 
-def _joined(question: str, found: tuple[DateInterval, str], now: dt.date, fys: int,
-            order: str | None = None) -> tuple[DateInterval, str]:
+def _joined(question: str, found: tuple[DateInterval, str], now: dt.date, config: Config) -> tuple[DateInterval, str]:
     """Widen a window to a second period joined to it ("in 2025 and 2026", "Q1 or Q2"):
     the span from the first's start to the second's end."""
     window, text = found
+    fys, order = config.fiscal_year_start, config.date_order
     at = question.find(text)
     rest = question[at + len(text):] if at >= 0 else ""
     joint = re.match(r"\s*(?:and|or|&)\s+", rest)
@@ -318,116 +319,97 @@ def _back_a_year(day: dt.date) -> dt.date:
 def _latest_with_notes(conn: sqlite3.Connection, window: DateInterval, now: dt.date) -> DateInterval | None:
     """``window`` moved back a year at a time until it ends on or before ``now`` + 1 day
     and dated notes fall in it; None when no year down to the oldest dated note has any."""
-    from palace.ask.retrievers import UNDATED
-
-    oldest = conn.execute(
-        f"SELECT min(d.date_start) FROM drawers d JOIN files f ON f.id = d.file_id WHERE NOT ({UNDATED})"
-    ).fetchone()[0]
+    oldest = search.oldest_dated_day(conn)
     if oldest is None:
         return None
     start, end = window.start, window.end
     while start > now:
         start, end = _back_a_year(start), _back_a_year(end)
     while end.isoformat() > oldest:
-        if conn.execute(
-            "SELECT 1 FROM drawers d JOIN files f ON f.id = d.file_id"
-            f" WHERE d.date_start < ? AND d.date_end > ? AND NOT ({UNDATED}) LIMIT 1",
-            (end.isoformat(), start.isoformat()),
-        ).fetchone():
+        if search.any_dated_between(conn, start.isoformat(), end.isoformat()):
             return DateInterval(start, end, window.granularity)
         start, end = _back_a_year(start), _back_a_year(end)
     return None
 
 
-def plan_question(
-    conn: sqlite3.Connection,
-    question: str,
-    *,
-    now: dt.date | None = None,
-    since: dt.date | None = None,
-    until: dt.date | None = None,
-    fiscal_year_start: int = 1,
-    date_order: str | None = None,
-    questions: QuestionTable | None = None,
-) -> Plan:
-    """Read a :class:`Plan` from ``question`` (``now`` anchors relative dates and is the
-    day a question without a time is about; default today).
+@dataclass(frozen=True)
+class _Window:
+    """The date window read from the options or the question: ``window`` (None: none),
+    the words that named it (``text``) and where (``span``, chars of the question), its
+    ``source`` (``options``, ``question`` or ""); for a point in time ("as of June
+    2024") the day the question is about (``point``), the words (``point_text``) and
+    whether the window was only that point (``point_only``: not a day of notes); notes."""
 
-    ``since``/``until`` (inclusive days) override any window in the question and filter;
-    ``fiscal_year_start`` (month 1–12) says what "FY2024" means, ``date_order`` how
-    ``03/04/2018`` reads (``"dmy"``, ``"mdy"``; None: not read, and a note says so). ``questions`` (default:
-    the shipped words, :func:`palace.ask.questions.load_questions`) reads whether it asks for
-    one predicate of one name (``Plan.asks``, :func:`palace.ask.questions.read_fact_questions`;
-    not for a change question); such a question leans on the graph. Raises :class:`UsageError` when ``since`` is after ``until``.
-    """
-    now_source = "option" if now else "today"
-    now = now or dt.date.today()
-    today = now
-    terms = query_terms(question)
-    notes: list[str] = []
-    if date_order is None:
-        for ambiguous in ambiguous_numeric_dates(question):
-            notes.append(f"{ambiguous!r} reads as day/month or month/day: not read as a date; set \"date_order\""
-                         " (\"dmy\" or \"mdy\") in config.json")
-    window, window_text, source = None, "", ""
-    point_text = ""
-    window_span: tuple[int, int] | None = None
-    if since or until:
-        if since and until and since > until:
-            raise UsageError(
-                f"--since {since} is after --until {until}", hint="give the earlier day to --since"
-            )
-        start = since or dt.date.min
-        end = until + dt.timedelta(days=1) if until and until < dt.date.max else dt.date.max
-        if start >= end:
-            raise UsageError(f"--since {since} leaves no day to search", hint="give an earlier day to --since")
-        window, source = DateInterval(start, end, "range"), "options"
-        found = find_date_window(question, now, fiscal_year_start, date_order)
-        if found is not None:
-            notes.append(f"--since/--until replace the question's window {found[1].strip()!r}")
+    window: DateInterval | None = None
+    text: str = ""
+    source: str = ""
+    span: tuple[int, int] | None = None
+    point: dt.date | None = None
+    point_text: str = ""
+    point_only: bool = False
+    notes: tuple[str, ...] = ()
+
+
+def _option_window(question: str, since: dt.date | None, until: dt.date | None, today: dt.date,
+                   config: Config) -> _Window:
+    """The window of ``--since``/``--until`` (inclusive days): it replaces any window of
+    the question. Raises :class:`UsageError` when it holds no day."""
+    if since and until and since > until:
+        raise UsageError(f"--since {since} is after --until {until}", hint="give the earlier day to --since")
+    start = since or dt.date.min
+    end = until + dt.timedelta(days=1) if until and until < dt.date.max else dt.date.max
+    if start >= end:
+        raise UsageError(f"--since {since} leaves no day to search", hint="give an earlier day to --since")
+    found = find_date_window(question, today, config.fiscal_year_start, config.date_order)
+    notes = (f"--since/--until replace the question's window {found[1].strip()!r}",) if found is not None else ()
+    return _Window(DateInterval(start, end, "range"), source="options", notes=notes)
+
+
+def _question_window(conn: sqlite3.Connection, question: str, today: dt.date, config: Config) -> _Window:
+    """The window the question names, joined to a second period ("Q1 or Q2"), a period
+    with no year moved to the latest year with notes, and read as a point when it is one."""
+    found = find_date_window(question, today, config.fiscal_year_start, config.date_order)
+    if found is None:
+        return _Window()
+    window, text = _joined(question, found, today, config)
+    at = question.find(text)
+    notes = []
+    vague = _VAGUE_PART.search(text)
+    if vague and not _POINT.match(text):
+        notes.append(f"{vague.group(0)!r} is not narrowed: the window is all of {window}")
+    if window.granularity != "day" and not _ANCHORED.search(text):
+        latest = _latest_with_notes(conn, window, today)
+        if latest is not None and latest != window:
+            notes.append(f"{text.strip()!r} names no year: read as {latest}, the latest with notes on or before {today}")
+            window = latest
+    read = _Window(window, text, "question", (at, at + len(text)) if at >= 0 else None, notes=tuple(notes))
+    return _pointed(question, read, question[:at] if at >= 0 else "", today)
+
+
+def _pointed(question: str, read: _Window, before: str, today: dt.date) -> _Window:
+    """``read`` as a point in time when it is one — a day, or a window named "as of",
+    "by"… (``before``: the question's words before it) — in a question that asks for no
+    change: the question is about its last day (never after ``today``)."""
+    window, text = read.window, read.text
+    changes = _CUES[0][1].search(question.lower().replace("’", "'"))
+    if changes or not (window.granularity == "day" or _POINT.match(text) or re.search(r"\bas\s*$", before, re.I)):
+        return read
+    point = min(window.end - dt.timedelta(days=1), today)
+    point_text = text.strip()
+    if point < window.end - dt.timedelta(days=1) and point < window.start:
+        note = f"{point_text!r} lies after --now {today}: facts valid on {today}, what was known then"
     else:
-        found = find_date_window(question, now, fiscal_year_start, date_order)
-        if found is not None:
-            window, window_text = _joined(question, found, now, fiscal_year_start, date_order)
-            source = "question"
-            at = question.find(window_text)
-            if at >= 0:
-                window_span = (at, at + len(window_text))
-            window_words = {w.lower() for w in _WORD.findall(window_text)}
-            terms = tuple(t for t in terms if t not in window_words)
-            vague = _VAGUE_PART.search(window_text)
-            if vague and not _POINT.match(window_text):
-                notes.append(f"{vague.group(0)!r} is not narrowed: the window is all of {window}")
-            if window.granularity != "day" and not _ANCHORED.search(window_text):
-                latest = _latest_with_notes(conn, window, now)
-                if latest is not None and latest != window:
-                    notes.append(f"{window_text.strip()!r} names no year: read as {latest}, the latest with notes"
-                                 f" on or before {now}")
-                    window = latest
-            before = question[:at] if at >= 0 else ""
-            changes = _CUES[0][1].search(question.lower().replace("’", "'"))
-            if not changes and (window.granularity == "day" or _POINT.match(window_text)
-                                or re.search(r"\bas\s*$", before, re.I)):
-                point = min(window.end - dt.timedelta(days=1), now)
-                point_text = window_text.strip()
-                if point < window.end - dt.timedelta(days=1) and point < window.start:
-                    notes.append(f"{point_text!r} lies after --now {now}: facts valid on {now}, what was known then")
-                else:
-                    notes.append(f"{point_text!r} is a point in time: facts valid on {point}; notes written after it"
-                                 " are pushed down")
-                now, now_source = point, "question"
-                point_only = window.granularity != "day"
-            else:
-                point_only = False
-    entities = match_entities(conn, question, window_span)
-    intent, cue = read_intent(question, entities)
-    cue_words = {w.lower() for w in _WORD.findall(cue)} - {"about", "on"}
-    if cue_words and intent in ("change", "current", "history"):  # "changed", "now": not what it is about
-        terms = tuple(t for t in terms if t not in cue_words)
+        note = f"{point_text!r} is a point in time: facts valid on {point}; notes written after it are pushed down"
+    return _Window(window, text, read.source, read.span, point, point_text, window.granularity != "day",
+                   (*read.notes, note))
+
+
+def _weights(intent: str, entities: tuple[EntityMatch, ...], asks: tuple[FactQuestion, ...],
+             window: DateInterval | None, identifiers: tuple[str, ...]) -> tuple[dict[str, float], list[str]]:
+    """The retrievers' RRF weights for the question (:data:`INTENT_WEIGHTS`, then its
+    shape) and a note on the one fact it asks for."""
     weights = dict(INTENT_WEIGHTS[intent])
-    asks = () if intent == "change" else read_fact_questions(question, entities, table=questions, exclude=window_span)
-    if point_text and (point_only or asks):  # a day stays a window of notes unless it asks for a state
-        window, source = None, ""         # ("the standup on 2024-03-05" vs "where did Alice work on 2024-06-30")
+    notes = []
     if asks:  # a change question lists the graph's diff instead
         first = asks[0]
         shape = f"{first.name} {first.predicate} ?" if first.side == "subject" else f"? {first.predicate} {first.name}"
@@ -442,28 +424,62 @@ def plan_question(
         weights["graph"] = 0.0
     if not window:
         weights["date"] = 0.0
-    outside = question if window_span is None else question[:window_span[0]] + " " + question[window_span[1]:]
-    identifiers = identifier_terms(outside)
     if identifiers:
         # identifier-shaped (ticket numbers, @handles, paths): MiniLM is poor at them
         # (DESIGN.md), so trust exact terms and add the "exact" list
         weights["bm25"], weights["vector"], weights["exact"] = 1.5, 0.5, 1.0
+    return weights, notes
+
+
+def plan_question(
+    conn: sqlite3.Connection,
+    question: str,
+    *,
+    now: dt.date | None = None,
+    since: dt.date | None = None,
+    until: dt.date | None = None,
+    config: Config | None = None,
+    questions: QuestionTable | None = None,
+) -> Plan:
+    """Read a :class:`Plan` from ``question`` (``now`` anchors relative dates and is the
+    day a question without a time is about; default today).
+
+    ``since``/``until`` (inclusive days) override any window in the question and filter;
+    ``config`` (default: a palace with no ``config.json``) says what "FY2024" means (its
+    ``fiscal_year_start``) and how ``03/04/2018`` reads (its ``date_order``; None: not
+    read, and a note says so). ``questions`` (default: the shipped words,
+    :func:`palace.ask.questions.load_questions`) reads whether it asks for one predicate
+    of one name (``Plan.asks``, :func:`palace.ask.questions.read_fact_questions`; not for
+    a change question); such a question leans on the graph. Raises :class:`UsageError`
+    when ``since`` is after ``until``.
+    """
+    config = config or Config()
+    today = now or dt.date.today()
+    notes = [f"{ambiguous!r} reads as day/month or month/day: not read as a date; set \"date_order\""
+             " (\"dmy\" or \"mdy\") in config.json"
+             for ambiguous in (ambiguous_numeric_dates(question) if config.date_order is None else ())]
+    read = (_option_window(question, since, until, today, config) if since or until
+            else _question_window(conn, question, today, config))
+    notes += read.notes
+    window_words = {w.lower() for w in _WORD.findall(read.text)}
+    terms = tuple(t for t in query_terms(question) if t not in window_words)
+    entities = match_entities(conn, question, read.span)
+    intent, cue = read_intent(question, entities)
+    cue_words = {w.lower() for w in _WORD.findall(cue)} - {"about", "on"}
+    if cue_words and intent in ("change", "current", "history"):  # "changed", "now": not what it is about
+        terms = tuple(t for t in terms if t not in cue_words)
+    asks = () if intent == "change" else read_fact_questions(question, entities, table=questions, exclude=read.span)
+    window, source = read.window, read.source
+    if read.point_text and (read.point_only or asks):  # a day stays a window of notes unless it asks for a state
+        window, source = None, ""  # ("the standup on 2024-03-05" vs "where did Alice work on 2024-06-30")
+    span = read.span
+    identifiers = identifier_terms(question if span is None else question[:span[0]] + " " + question[span[1]:])
+    weights, asked = _weights(intent, entities, asks, window, identifiers)
     return Plan(
-        question=question,
-        terms=terms,
-        window=window,
-        window_text=window_text,
-        window_source=source,
+        question=question, terms=terms, window=window, window_text=read.text, window_source=source,
         window_mode=("filter" if source == "options" else "boost") if window else "none",
-        entities=entities,
-        identifiers=identifiers,
-        weights=weights,
-        notes=tuple(notes),
-        intent=intent,
-        intent_cue=cue,
-        now=now,
-        asks=asks,
-        now_source=now_source,
-        point_text=point_text,
-        today=today,
+        entities=entities, identifiers=identifiers, weights=weights, notes=tuple(notes + asked),
+        intent=intent, intent_cue=cue, now=read.point or today, asks=asks,
+        now_source="question" if read.point else ("option" if now else "today"),
+        point_text=read.point_text, today=today,
     )

@@ -24,7 +24,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator, NamedTuple
+
+from palace.ask.question_text import normalised
 
 if TYPE_CHECKING:
     from palace.ask.planning import EntityMatch
@@ -38,24 +40,12 @@ _SLOT = r"§(?P<x>\d+)"
 _LEAD = (r"^(?:(?:please|so|and|ok|okay|hey|then|but|also) )*"
          r"(?:(?:do you know|can you tell me|could you tell me|tell me|remind me|i wonder|any idea) )?")
 _END = r"(?= (?:on|in|at|for|to|by|from|with|and|or|as|is|was|are|were)\b|$)"
-#: Words that say when, not what: dropped before the forms are matched.
-_DROPPED = re.compile(
-    r"\b(?:right now|as of today|as of now|at the moment|at present|these days|nowadays|presently|currently"
-    r"|current|now|today|still|anymore|any more|ever|actually|exactly|really|used to)\b")
 _IRREGULAR = {
     "lead": ("led",), "run": ("ran", "running"), "take": ("took", "taken"), "do": ("does", "did", "done"),
     "teach": ("taught",), "hold": ("held",), "buy": ("bought",), "go": ("goes", "went", "gone"),
     "have": ("has", "had"), "make": ("made",), "pay": ("paid",), "leave": ("left",), "sell": ("sold",),
     "write": ("wrote", "written"), "begin": ("began", "begun"), "oversee": ("oversaw", "overseen"),
 }
-#: Capitalised words that are never a name anywhere in a question ("I"), and those that
-#: are not one at its start ("Where", "The").
-_NOT_A_NAME = frozenset({"i", "is", "was", "are", "were", "do", "does", "did", "who", "whom", "what", "which",
-                         "where", "whose", "how", "when", "why", "has", "have", "had", "will", "can", "could",
-                         "should", "please", "tell", "ok", "okay", "hey", "and", "so", "but", "also"})
-_NOT_A_NAME_FIRST = _NOT_A_NAME | frozenset(
-    """a an the in on at for from of to by with about my our your their his her its any all some show give list
-    find since until after before during between last next this that these those hi hello yes no not is""".split())
 
 
 def verb_forms(lemma: str) -> tuple[str, ...]:
@@ -114,6 +104,48 @@ class FactQuestion:
     say: tuple[str, str]
 
 
+class _Reading(NamedTuple):
+    """One reading of a question: ``predicate`` with the name of slot ``slot`` on
+    ``side``, the ``cue`` that said so, the ``rank`` of its pattern (0 a whole form, 1 a
+    noun or verb, 2 a weaker one), where it begins (``at``) and the kinds of names the
+    noun takes (``only``) and never takes (``never``)."""
+
+    predicate: str
+    side: str
+    slot: int
+    cue: str
+    rank: int
+    at: int
+    only: tuple[str, ...] = ()
+    never: tuple[str, ...] = ()
+
+
+def _patterns(nouns_rx: str | None, verbs_rx: str | None) -> list[tuple[str, int, re.Pattern]]:
+    """The noun and verb patterns over a normalised question, ``(kind, rank, regex)``,
+    for the alternations of the table's nouns and verbs (None: it has none)."""
+    slot = r"(?:the )?" + _SLOT
+    patterns: list[tuple[str, int, re.Pattern]] = []
+    if nouns_rx is not None:
+        patterns += [
+            ("noun", 1, re.compile(_LEAD + rf"(?:what|which|whose) (?:\w+ )?(?P<noun>{nouns_rx}) (?:{_AUX}) {_DET}{_SLOT}"
+                                   r"(?: \S+){0,3}$")),  # "what plan is X on", not "what role did X play in …"
+            ("noun", 1, re.compile(_LEAD + rf"(?:(?:{_WH}) (?:{_COP}) )?{_DET}(?P<noun>{nouns_rx}) (?:of|for|at|behind|in) {slot}{_END}")),
+            ("noun", 1, re.compile(rf"{_SLOT} 's (?P<noun>{nouns_rx})(?: \S+){{0,2}}$")),
+            ("noun", 1, re.compile(_LEAD + rf"(?:(?:{_WH}) (?:{_COP}) )?{_DET}{_SLOT} (?P<noun>{nouns_rx})$")),
+            ("noun", 2, re.compile(_LEAD + rf"(?:{_COP}) {_DET}§\d+ {_DET}(?P<noun>{nouns_rx}) (?:of|for) {slot}{_END}")),
+            ("noun", 2, re.compile(_LEAD + rf"(?:{_COP}|{_AUX}) {slot}(?: \S+){{0,3}}? {_DET}(?P<noun>{nouns_rx})\b(?! (?:of|for) )")),
+        ]
+    if verbs_rx is not None:
+        patterns += [
+            ("verb-after", 1, re.compile(_LEAD + rf"(?:(?:{_WH})(?: (?!(?:{_AUX})\b)\w+){{0,2}} )?(?P<aux>{_AUX}) {slot}"
+                                         rf" (?:\w+ly )?(?:(?:been|being) )?"
+                                         rf"(?P<verb>{verbs_rx})(?: (?P<after>\S+))?(?= |$)")),
+            ("verb-before", 1, re.compile(_LEAD + rf"(?:{_WH})(?: (?!(?:{_AUX})\b)\w+)?(?: (?:{_AUX}))?(?: (?:been|being))?"
+                                          rf" (?P<verb>{verbs_rx})(?: (?P<prep>(?!(?:the|a|an)\b)[a-z]+))? {slot}(?= |$)")),
+        ]
+    return patterns
+
+
 class QuestionTable:
     """Question words → predicates, compiled into the forms the planner matches.
 
@@ -134,16 +166,7 @@ class QuestionTable:
         self.values: dict[str, list[str]] = {}
         self.suffixes: list[tuple[str, str]] = []
         for predicate, entry in entries.items():
-            for key, direction in (("verbs", "same"), ("inverse_verbs", "inverse")):
-                for spec in entry.get(key, ()):
-                    found = re.fullmatch(r"\s*([\w-]+)\s*(?:\[([^\]]*)\])?\s*", spec)  # checked on loading
-                    preps = None
-                    if found.group(2) is not None:
-                        words = found.group(2).strip()
-                        negative = words.startswith("!")
-                        preps = (negative, frozenset(p.strip() for p in words.lstrip("!").split("|")))
-                    for form in verb_forms(found.group(1).casefold()):
-                        self.verbs.setdefault(form, []).append((predicate, direction, preps, found.group(1)))
+            self._add_verbs(predicate, entry)
             for key, side in (("forms", "subject"), ("inverse_forms", "object")):
                 for text in entry.get(key, ()):
                     words = [r"(?:the )?§(?P<x>\d+)" if w == "X" else re.escape(w.casefold()) for w in text.split()]
@@ -155,29 +178,23 @@ class QuestionTable:
                     for word in lexicons.get(name, ()):
                         self.values.setdefault(word.casefold(), []).append(predicate)
         self.words = frozenset(self.nouns) | frozenset(self.verbs)
-        nouns_rx = _alternation(self.nouns)
-        verbs_rx = _alternation(self.verbs)
-        slot = r"(?:the )?" + _SLOT
-        self.patterns: list[tuple[str, int, re.Pattern]] = []
-        if self.nouns:
-            self.patterns += [
-                ("noun", 1, re.compile(_LEAD + rf"(?:what|which|whose) (?:\w+ )?(?P<noun>{nouns_rx}) (?:{_AUX}) {_DET}{_SLOT}"
-                                       r"(?: \S+){0,3}$")),  # "what plan is X on", not "what role did X play in …"
-                ("noun", 1, re.compile(_LEAD + rf"(?:(?:{_WH}) (?:{_COP}) )?{_DET}(?P<noun>{nouns_rx}) (?:of|for|at|behind|in) {slot}{_END}")),
-                ("noun", 1, re.compile(rf"{_SLOT} 's (?P<noun>{nouns_rx})(?: \S+){{0,2}}$")),
-                ("noun", 1, re.compile(_LEAD + rf"(?:(?:{_WH}) (?:{_COP}) )?{_DET}{_SLOT} (?P<noun>{nouns_rx})$")),
-                ("noun", 2, re.compile(_LEAD + rf"(?:{_COP}) {_DET}§\d+ {_DET}(?P<noun>{nouns_rx}) (?:of|for) {slot}{_END}")),
-                ("noun", 2, re.compile(_LEAD + rf"(?:{_COP}|{_AUX}) {slot}(?: \S+){{0,3}}? {_DET}(?P<noun>{nouns_rx})\b(?! (?:of|for) )")),
-            ]
-        if self.verbs:
-            self.patterns += [
-                ("verb-after", 1, re.compile(_LEAD + rf"(?:(?:{_WH})(?: (?!(?:{_AUX})\b)\w+){{0,2}} )?(?P<aux>{_AUX}) {slot}"
-                                             rf" (?:\w+ly )?(?:(?:been|being) )?"
-                                             rf"(?P<verb>{verbs_rx})(?: (?P<after>\S+))?(?= |$)")),
-                ("verb-before", 1, re.compile(_LEAD + rf"(?:{_WH})(?: (?!(?:{_AUX})\b)\w+)?(?: (?:{_AUX}))?(?: (?:been|being))?"
-                                              rf" (?P<verb>{verbs_rx})(?: (?P<prep>(?!(?:the|a|an)\b)[a-z]+))? {slot}(?= |$)")),
-            ]
-        self.yes_no = re.compile(_LEAD + rf"(?:{_COP}|{_AUX}) {slot}(?P<rest>(?: \S+)*)$")
+        self.patterns = _patterns(_alternation(self.nouns) if self.nouns else None,
+                                  _alternation(self.verbs) if self.verbs else None)
+        self.yes_no = re.compile(_LEAD + rf"(?:{_COP}|{_AUX}) (?:the )?{_SLOT}(?P<rest>(?: \S+)*)$")
+
+    def _add_verbs(self, predicate: str, entry: dict) -> None:
+        """Index the entry's verbs (``work [at|for|]``: the words that may follow) by
+        each inflected form, with the direction of the fact their subject is on."""
+        for key, direction in (("verbs", "same"), ("inverse_verbs", "inverse")):
+            for spec in entry.get(key, ()):
+                found = re.fullmatch(r"\s*([\w-]+)\s*(?:\[([^\]]*)\])?\s*", spec)  # checked on loading
+                preps = None
+                if found.group(2) is not None:
+                    words = found.group(2).strip()
+                    negative = words.startswith("!")
+                    preps = (negative, frozenset(p.strip() for p in words.lstrip("!").split("|")))
+                for form in verb_forms(found.group(1).casefold()):
+                    self.verbs.setdefault(form, []).append((predicate, direction, preps, found.group(1)))
 
     def label(self, predicate: str, side: str) -> str:
         """The noun naming the answer: ``plan`` for "no fact about Initrode's plan"."""
@@ -201,29 +218,46 @@ class QuestionTable:
              exclude: tuple[int, int] | None = None) -> tuple[FactQuestion, ...]:
         """The predicate questions in ``question``, best reading first (see
         :func:`read_fact_questions`)."""
-        text, slots = _normalised(question, entities, exclude, self.words)
-        found: list[tuple[tuple, str, str, int, str]] = []  # (sort key, predicate, side, slot, cue)
+        text, slots = normalised(question, entities, exclude, self.words)
+        found: list[tuple[tuple, _Reading]] = []  # (sort key, reading)
+        for reading in (*self._by_forms(text), *self._by_patterns(text), *self._by_values(text, slots)):
+            if reading.slot >= len(slots):
+                continue
+            types = slots[reading.slot][1].types if slots[reading.slot][1] else ()
+            if types and ((reading.only and not set(types) & set(reading.only)) or set(types) & set(reading.never)):
+                continue  # the registry's noun says it is not about such a name ("lead" of a person)
+            found.append(((self._misfit(reading.predicate, reading.side, types), reading.rank,
+                           self._unnamed(reading.predicate, reading.cue), reading.at), reading))
+        found.sort(key=lambda item: item[0])
+        out: list[FactQuestion] = []
+        seen: set[tuple[str, str, str]] = set()
+        for _, reading in found:
+            written, entity = slots[reading.slot]
+            name = entity.name if entity else written
+            if (reading.predicate, reading.side, name.casefold()) in seen:
+                continue
+            seen.add((reading.predicate, reading.side, name.casefold()))
+            out.append(FactQuestion(reading.predicate, reading.side, name, written, entity, reading.cue,
+                                    self.label(reading.predicate, reading.side), self.say(reading.predicate)))
+        return tuple(out)
 
-        def add(predicate: str, side: str, slot: int, cue: str, rank: int, at: int, only=(), never=()) -> None:
-            if slot >= len(slots):
-                return
-            types = slots[slot][1].types if slots[slot][1] else ()
-            if types and ((only and not set(types) & set(only)) or set(types) & set(never)):
-                return  # the registry's noun says it is not about such a name ("lead" of a person)
-            found.append(((self._misfit(predicate, side, types), rank, self._unnamed(predicate, cue), at),
-                          predicate, side, slot, cue))
-
+    def _by_forms(self, text: str) -> Iterator[_Reading]:
+        """Readings by whole forms ("what does X do")."""
         for rx, predicate, side, form in self.forms:
             hit = rx.search(text)
             if hit:
-                add(predicate, side, int(hit.group("x")), f"form {form!r}", 0, hit.start())
+                yield _Reading(predicate, side, int(hit.group("x")), f"form {form!r}", 0, hit.start())
+
+    def _by_patterns(self, text: str) -> Iterator[_Reading]:
+        """Readings by a relational noun ("what plan is X on") or a verb ("who does X
+        report to", "who leads X", "who is X managed by")."""
         for kind, rank, rx in self.patterns:
             for hit in rx.finditer(text):
                 slot = int(hit.group("x"))
                 if kind == "noun":
                     noun = hit.group("noun")
                     for predicate, side, only, never in self.nouns[noun]:
-                        add(predicate, side, slot, f"noun {noun!r}", rank, hit.start(), only, never)
+                        yield _Reading(predicate, side, slot, f"noun {noun!r}", rank, hit.start(), only, never)
                     continue
                 verb = hit.group("verb")
                 follows = hit.group("after") if kind == "verb-after" else hit.group("prep")
@@ -233,31 +267,24 @@ class QuestionTable:
                         continue
                     grammatical_subject = (kind == "verb-after") != passive  # X does the verb
                     side = "subject" if grammatical_subject == (direction == "same") else "object"
-                    add(predicate, side, slot, f"verb {lemma!r}", rank, hit.start())
+                    yield _Reading(predicate, side, slot, f"verb {lemma!r}", rank, hit.start())
+
+    def _by_values(self, text: str, slots: list[tuple[str, EntityMatch | None]]) -> Iterator[_Reading]:
+        """Readings of a yes/no question by a value of a predicate's lexicon ("is X
+        blocked", "is Ruth on Metoprolol"; a word ending as a lexicon's suffixes)."""
         hit = self.yes_no.search(text)
-        if hit and (self.values or self.suffixes):
-            words = [slots[int(w[1:])][0].casefold() if w.startswith("§") and int(w[1:]) < len(slots) else w
-                     for w in hit.group("rest").split()]
-            for i in range(len(words)):
-                for size in (3, 2, 1):
-                    phrase = " ".join(words[i:i + size])
-                    predicates = list(self.values.get(phrase, ()))
-                    if size == 1 and len(phrase) >= 6 and phrase.isalpha():
-                        predicates += [p for s, p in self.suffixes if phrase.endswith(s)]
-                    for predicate in dict.fromkeys(predicates):
-                        add(predicate, "subject", int(hit.group("x")), f"value {phrase!r}", 2, hit.start())
-        found.sort(key=lambda item: item[0])
-        out: list[FactQuestion] = []
-        seen: set[tuple[str, str, str]] = set()
-        for _, predicate, side, slot, cue in found:
-            written, entity = slots[slot]
-            name = entity.name if entity else written
-            if (predicate, side, name.casefold()) in seen:
-                continue
-            seen.add((predicate, side, name.casefold()))
-            out.append(FactQuestion(predicate, side, name, written, entity, cue, self.label(predicate, side),
-                                    self.say(predicate)))
-        return tuple(out)
+        if not hit or not (self.values or self.suffixes):
+            return
+        words = [slots[int(w[1:])][0].casefold() if w.startswith("§") and int(w[1:]) < len(slots) else w
+                 for w in hit.group("rest").split()]
+        for i in range(len(words)):
+            for size in (3, 2, 1):
+                phrase = " ".join(words[i:i + size])
+                predicates = list(self.values.get(phrase, ()))
+                if size == 1 and len(phrase) >= 6 and phrase.isalpha():
+                    predicates += [p for s, p in self.suffixes if phrase.endswith(s)]
+                for predicate in dict.fromkeys(predicates):
+                    yield _Reading(predicate, "subject", int(hit.group("x")), f"value {phrase!r}", 2, hit.start())
 
     def _misfit(self, predicate: str, side: str, types: tuple[str, ...]) -> int:
         """1 when the registry says this end of ``predicate`` takes other kinds of names
@@ -299,76 +326,6 @@ def _verb_fits(spec: tuple[bool, frozenset[str]] | None, follows: str | None, ki
             return not follows
         return spec is None or follows not in spec[1]
     return follows in spec[1]
-
-
-def _normalised(question: str, entities: tuple[EntityMatch, ...], exclude: tuple[int, int] | None,
-                table_words: frozenset[str]) -> tuple[str, list[tuple[str, EntityMatch | None]]]:
-    """The question as the forms read it: lower case, the date window and time words
-    ("now", "currently") dropped, each name replaced by a slot ``§N``. Names are the
-    question's entities, then runs of capitalised words the graph does not know
-    ("Initrode"). Returns ``(text, slots)``, each slot ``(words as written, entity or None)``."""
-    text = question.replace("§", " ")
-    if exclude:
-        text = text[:exclude[0]] + " " * (exclude[1] - exclude[0]) + text[exclude[1]:]
-    spans: list[tuple[int, int, EntityMatch]] = []
-    for entity in sorted(entities, key=lambda e: -len(e.text)):
-        rx = re.compile(r"(?<![\w§])" + r"\s+".join(re.escape(w) for w in entity.text.split()) + r"(?!\w)", re.IGNORECASE)
-        for hit in rx.finditer(text):
-            if not any(s < hit.end() and hit.start() < e for s, e, _ in spans):
-                spans.append((hit.start(), hit.end(), entity))
-    slots: list[tuple[str, EntityMatch | None]] = []
-    pieces, at = [], 0
-    for start, end, entity in sorted(spans, key=lambda s: s[0]):
-        pieces.append(text[at:start])
-        pieces.append(f" §{len(slots)} ")
-        slots.append((text[start:end], entity))
-        at = end
-    pieces.append(text[at:])
-    tokens = re.findall(r"§\d+|[^\W_][\w&.-]*|['’][A-Za-z]+", "".join(pieces))
-    words: list[tuple[str, str]] = []  # (kind, token): kind word | slot | name | pos
-    for token in tokens:
-        token = token.rstrip(".")
-        if token.startswith("§"):
-            words.append(("slot", token))
-        elif token[0] in "'’":
-            suffix = token[1:].lower()
-            if suffix == "s":
-                if words and words[-1][0] == "word" and words[-1][1].lower() in (
-                        "what", "who", "where", "which", "that", "it", "there", "how", "when", "here"):
-                    words.append(("word", "is"))
-                elif words and words[-1][0] in ("slot", "name"):
-                    words.append(("pos", "'s"))
-            elif suffix in ("re", "ve", "ll"):
-                words.append(("word", {"re": "are", "ve": "have", "ll": "will"}[suffix]))
-        elif token:
-            lowered = token.lower()
-            first = not words
-            is_name = (token[0].isupper() and lowered not in (_NOT_A_NAME_FIRST if first else _NOT_A_NAME)
-                       and lowered not in table_words)
-            words.append(("name" if is_name else "word", token))
-    out: list[str] = []
-    run: list[str] = []
-
-    def close_run() -> None:
-        if run:
-            out.append(f"§{len(slots)}")
-            slots.append((" ".join(run), None))
-            run.clear()
-
-    for kind, token in words:
-        if kind == "name":
-            run.append(token)
-            continue
-        close_run()
-        if kind == "word" and token.lower() in ("whats", "whos", "wheres"):
-            out += [token.lower()[:-1], "is"]
-        else:
-            out.append(token if kind in ("slot", "pos") else token.lower())
-    close_run()
-    joined = " ".join(out)
-    joined = re.sub(r"(§\d+) use to\b", r"\1", joined)
-    joined = " ".join(_DROPPED.sub(" ", joined).split())
-    return joined, slots
 
 
 def read_fact_questions(

@@ -2,7 +2,9 @@
 
 Every retriever returns ``((drawer_id, raw_score), ...)`` best first, at most
 :data:`CANDIDATES` long, for :func:`palace.ask.fusion.fuse`; ``allowed`` (a set of drawer
-rowids, or None for all) is the scope left by wing/room and the date window.
+rowids, or None for all) is the scope left by wing/room and the date window
+(:attr:`palace.ask.scope.Scope.allowed`). The table that runs them, and says which
+lists each reads, is :data:`palace.ask.candidates.RETRIEVERS`.
 
 - :func:`bm25` — FTS5 over title, heading path, drawer text and file path (weights 2, 2,
   1, 1), terms OR-ed;
@@ -14,13 +16,17 @@ rowids, or None for all) is the scope left by wing/room and the date window.
 - :func:`date_list` — the other lists' candidates in the window, drawers dated in it
   before drawers that only mention a date inside it;
 - :func:`recent` — the other lists' dated candidates, newest first (current-state questions);
-- :func:`listed` — a given order of drawers (the drawers of a change list).
+- :func:`in_places` — the other lists' candidates in a room or wing the question names;
+- :func:`listed` — a given order of drawers (the drawers of a change list, of an answer).
+
+Their reads go through :mod:`palace.store.search`, except the three that are the
+algorithms themselves: BM25 over FTS5 (:func:`_fts_ranked`), the terms too common to
+weigh (:func:`_weightless`) and a window's date tiers (:func:`in_window`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import re
 from typing import TYPE_CHECKING, Callable
@@ -28,9 +34,12 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from palace.ask.fusion import RankedList
+from palace.store import search
+from palace.store.search import UNDATED
+from palace.store.sqlite import get_meta
 
 if TYPE_CHECKING:
-    from palace.core import Palace
+    from palace.store.store import Store
 
 CANDIDATES = 100
 #: BM25 weight of the file's path beside the title's 2, the heading's 2 and the text's 1 (1.5 cost
@@ -59,9 +68,9 @@ def in_window(conn, window) -> dict[int, int]:
         tiers[rowid] = 2 if inside else 1
     # no drawer's own date spans more than the longest recorded: its start lies that far
     # before the window at most, a bounded range of the index on date_start
-    row = conn.execute("SELECT value FROM meta WHERE key = 'drawer_span_days'").fetchone()
+    span = get_meta(conn, "drawer_span_days")
     try:
-        earliest = (window.start - dt.timedelta(days=math.ceil(float(row[0])) + 1)).isoformat() if row else ""
+        earliest = (window.start - dt.timedelta(days=math.ceil(float(span)) + 1)).isoformat() if span is not None else ""
     except OverflowError:  # a window open to the past
         earliest = ""
     for (rowid,) in conn.execute(
@@ -73,11 +82,6 @@ def in_window(conn, window) -> dict[int, int]:
     return tiers
 
 
-#: SQL condition (over ``drawers d`` joined to ``files f``) of a drawer with no date of
-#: its own: its note is dated only by the file's mtime and no dated heading dates it.
-UNDATED = "f.doc_date_source = 'mtime' AND d.date_start = f.doc_date"
-
-
 def outside_window(conn, drawer_ids, tiers: dict[int, int]) -> set[str]:
     """Of ``drawer_ids``, those whose own dates all lie outside the window: dated
     drawers (not :data:`UNDATED`) of ``tiers`` (:func:`in_window`) below 2 — a minute of
@@ -85,13 +89,7 @@ def outside_window(conn, drawer_ids, tiers: dict[int, int]) -> set[str]:
     "1983" is not pushed down for "July 1983 to June 1984"."""
     if not drawer_ids:
         return set()
-    return {
-        r[0] for r in conn.execute(
-            "SELECT d.id, d.rowid FROM drawers d JOIN files f ON f.id = d.file_id"
-            f" WHERE d.id IN (SELECT value FROM json_each(?)) AND NOT ({UNDATED})",
-            (json.dumps(list(drawer_ids)),),
-        ) if tiers.get(r[1], 0) < 2
-    }
+    return {drawer for drawer, rowid in search.own_dated(conn, drawer_ids) if tiers.get(rowid, 0) < 2}
 
 
 def dated_after(conn, drawer_ids, day) -> set[str]:
@@ -99,13 +97,7 @@ def dated_after(conn, drawer_ids, day) -> set[str]:
     written later than the time a question is about."""
     if not drawer_ids:
         return set()
-    return {
-        r[0] for r in conn.execute(
-            "SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id"
-            f" WHERE d.id IN (SELECT value FROM json_each(?)) AND NOT ({UNDATED}) AND d.date_start > ?",
-            (json.dumps(list(drawer_ids)), day.isoformat()),
-        )
-    }
+    return search.dated_after(conn, drawer_ids, day.isoformat())
 
 
 def date_list(conn, lists: list[RankedList], tiers: dict[int, int]) -> tuple[tuple[str, float], ...]:
@@ -118,9 +110,7 @@ def date_list(conn, lists: list[RankedList], tiers: dict[int, int]) -> tuple[tup
     best = best_ranks(lists)
     if not best:
         return ()
-    rowid_of = dict(conn.execute(
-        f"SELECT id, rowid FROM drawers WHERE id IN ({','.join('?' * len(best))})", list(best)
-    ).fetchall())
+    rowid_of = search.rowids_of(conn, best)
     scored = [(doc_id, tiers.get(rowid_of.get(doc_id, -1), 0)) for doc_id in best]
     scored = [(d, t) for d, t in scored if t > 0]  # tier 0: not in the window
     scored.sort(key=lambda item: (-item[1], best[item[0]], item[0]))
@@ -153,10 +143,7 @@ def _fts_ranked(conn, query: str, allowed: set[int] | None, limit: int | None = 
                     break
     if not ranked:
         return ()
-    ids = dict(conn.execute(
-        "SELECT rowid, id FROM drawers WHERE rowid IN (SELECT value FROM json_each(?))",
-        (json.dumps([r[0] for r in ranked]),),
-    ).fetchall())
+    ids = search.id_by_rowid(conn, [r[0] for r in ranked])
     return tuple((ids[rowid], -score) for rowid, score in ranked if rowid in ids)
 
 
@@ -199,7 +186,7 @@ def counted(conn, kind: str, key: str, total: int, count: Callable[[], int]) -> 
     whose title holds a word), taken once per warm process and database, and again when
     ``total`` moved by more than :data:`COUNT_DRIFT` since: a share of the palace needs
     no recount for every question."""
-    cache = _COUNTS.setdefault((conn.execute("PRAGMA database_list").fetchone()[2], kind), {})
+    cache = _COUNTS.setdefault((search.database_file(conn), kind), {})
     known = cache.get(key)
     if known is None or abs(total - known[1]) > COUNT_DRIFT * known[1]:
         cache[key] = known = (count(), total)
@@ -208,8 +195,8 @@ def counted(conn, kind: str, key: str, total: int, count: Callable[[], int]) -> 
 
 def _weightless(conn, terms) -> set[str]:
     """The terms held by at least half the palace's drawers (:func:`counted`)."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'drawers'").fetchone()
-    total = int(row[0]) if row is not None else 0
+    value = get_meta(conn, "drawers")
+    total = int(value) if value is not None else 0
     if not total:
         return set()
     out = set()
@@ -233,7 +220,7 @@ def exact(conn, identifiers: tuple[str, ...], allowed: set[int] | None) -> tuple
 
 
 def vector(
-    palace: "Palace", question: str, allowed: set[int] | None, where: dict | None = None, embedding=None
+    store: "Store", question: str, allowed: set[int] | None, where: dict | None = None, embedding=None
 ) -> tuple[tuple[str, float], ...]:
     """Nearest drawers by cosine similarity. A scope is scanned exactly when at most
     :data:`EXACT_SCAN_LIMIT` of its vectors are not in the process's memory yet (a warm
@@ -242,39 +229,27 @@ def vector(
     :data:`CANDIDATES` and keeps those in scope (Chroma filters before it searches:
     180 ms a question at 126,616 drawers, against 6 ms unfiltered). ``embedding`` is the
     question's vector when already computed."""
-    vector = palace.embedder.embed([question])[0] if embedding is None else embedding
+    vector = store.embedder.embed([question])[0] if embedding is None else embedding
     if allowed is not None:
         if not allowed:
             return ()
-        ids = _ids_for_rowids(palace.conn, allowed)
-        if len(ids) <= EXACT_SCAN_LIMIT or palace.vectors.missing(ids) <= EXACT_SCAN_LIMIT:
-            found_ids, sims = palace.vectors.similarities(ids, vector)
+        ids = search.ids_of_rowids(store.conn, allowed)
+        if len(ids) <= EXACT_SCAN_LIMIT or store.vectors.missing(ids) <= EXACT_SCAN_LIMIT:
+            found_ids, sims = store.vectors.similarities(ids, vector)
             if not found_ids:
                 return ()
             # equal vectors (the same paragraph in two notes) tie: by id, whatever order the store gave
             order = np.lexsort((np.asarray(found_ids), -sims))[:CANDIDATES]
             return tuple((found_ids[i], float(sims[i])) for i in order)
         wanted = set(ids)
-        found = palace.vectors.query(vector, CANDIDATES * 5, where=where)
+        found = store.vectors.query(vector, CANDIDATES * 5, where=where)
         return tuple((d, 1.0 - dist) for d, dist in found if d in wanted)[:CANDIDATES]
     # Chroma's HNSW search is approximate, and its misses vary between processes (a
     # drawer at rank 70 of 100 came and went with PYTHONHASHSEED); asking for three times
     # as many raises its search breadth (ef) and keeps the first hundred stable
-    found = palace.vectors.query(vector, CANDIDATES * 3)
-    live = _live_ids(palace.conn, [d for d, _ in found])
+    found = store.vectors.query(vector, CANDIDATES * 3)
+    live = search.live_ids(store.conn, [d for d, _ in found])
     return tuple((d, 1.0 - dist) for d, dist in found if d in live)[:CANDIDATES]
-
-
-def _drawers_by_rowid(conn, rowids, columns: str = "id"):
-    """Rows of ``drawers`` for a set of rowids (passed as one JSON array: no variable limit)."""
-    return conn.execute(
-        f"SELECT {columns} FROM drawers WHERE rowid IN (SELECT value FROM json_each(?))",
-        (json.dumps(sorted(rowids)),),
-    ).fetchall()
-
-
-def _ids_for_rowids(conn, rowids: set[int]) -> list[str]:
-    return [r[0] for r in _drawers_by_rowid(conn, rowids)]
 
 
 def best_ranks(lists: list[RankedList]) -> dict[str, int]:
@@ -286,19 +261,13 @@ def best_ranks(lists: list[RankedList]) -> dict[str, int]:
     return best
 
 
-def _live_ids(conn, ids: list[str]) -> set[str]:
-    if not ids:
-        return set()
-    return {r[0] for r in conn.execute(f"SELECT id FROM drawers WHERE id IN ({','.join('?' * len(ids))})", ids)}
-
-
 def graph(
     conn, entities, allowed: set[int] | None, hybrid: list[RankedList],
     fact_drawers: dict[str, tuple[int, ...]] | None = None
 ) -> tuple[Ranked, dict[str, tuple[str, ...]]]:
     """Drawers of the question's entities: first ``fact_drawers`` (the drawers of their
     typed facts, in the order given, each with the indexes in ``entities`` of the
-    entities its facts are about — see :func:`palace.ask.query.entity_facts`), then the
+    entities its facts are about — see :func:`palace.ask.graph_answer.entity_facts`), then the
     drawers that mention them, found by NER mentions and by the entity's names and aliases
     as FTS phrases (NER misses some occurrences of a name it knows): more distinct entities
     first, then the best rank in the hybrid lists (so a common entity does not reorder by
@@ -306,23 +275,13 @@ def graph(
     found: dict[int, dict[int, int]] = {}  # rowid -> {entity index: mentions}
     for index, entity in enumerate(entities):
         ids = list(entity.entity_ids)
-        marks = ",".join("?" * len(ids))
-        for rowid, n in conn.execute(
-            f"SELECT d.rowid, count(*) FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
-            f" WHERE m.entity_id IN ({marks}) GROUP BY d.rowid",
-            ids,
-        ):
+        for rowid, n in search.mention_counts(conn, ids):
             found.setdefault(rowid, {})[index] = n
-        names = {a for (a,) in conn.execute(f"SELECT alias FROM aliases WHERE entity_id IN ({marks})", ids)}
-        names.add(entity.text)
-        phrase = " OR ".join('"' + n.replace('"', '""') + '"' for n in sorted(names) if re.search(r"\w", n))
-        for (rowid,) in conn.execute("SELECT rowid FROM drawers_fts WHERE drawers_fts MATCH ?", (f"text : ({phrase})",)):
+        for rowid in search.drawers_naming(conn, search.aliases_of(conn, ids) | {entity.text}):
             found.setdefault(rowid, {}).setdefault(index, 1)
     facts_first = {d: i for i, d in enumerate(fact_drawers or {})}
     if facts_first:
-        for rowid, drawer in conn.execute(
-            "SELECT rowid, id FROM drawers WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(facts_first)),)
-        ):
+        for drawer, rowid in search.rowids_of(conn, facts_first).items():
             for index in fact_drawers[drawer]:
                 found.setdefault(rowid, {}).setdefault(index, 1)
     if allowed is not None:
@@ -330,7 +289,7 @@ def graph(
     if not found:
         return (), {}
     best = best_ranks(hybrid)
-    rows = _drawers_by_rowid(conn, found, "rowid, id, date_start")
+    rows = search.dates_of_rowids(conn, found)
     def key(row):
         hits = found[row["rowid"]]
         return (facts_first.get(row["id"], len(facts_first)), -len(hits), best.get(row["id"], 10**6),
@@ -353,11 +312,7 @@ def recent(conn, lists: list[RankedList]) -> Ranked:
     best = best_ranks(lists)
     if not best:
         return ()
-    rows = conn.execute(
-        "SELECT d.id, d.date_start FROM drawers d JOIN files f ON f.id = d.file_id"
-        f" WHERE d.id IN (SELECT value FROM json_each(?)) AND NOT ({UNDATED}) AND d.date_start IS NOT NULL",
-        (json.dumps(list(best)),),
-    ).fetchall()
+    rows = search.own_dates(conn, best)
     rows.sort(key=lambda r: (r["date_start"], -best[r["id"]]), reverse=True)
     return tuple((r["id"], float(i)) for i, r in enumerate(rows[:CANDIDATES], start=1))
 
@@ -370,12 +325,7 @@ def in_places(conn, lists: list[RankedList], places: list[tuple[str, str]]) -> R
         return ()
     rooms = [name for kind, name in places if kind == "room"]
     wings = [name for kind, name in places if kind == "wing"]
-    rows = conn.execute(
-        "SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id IN (SELECT value FROM json_each(?))"
-        " AND (f.room IN (SELECT value FROM json_each(?)) OR f.wing IN (SELECT value FROM json_each(?)))",
-        (json.dumps(list(best)), json.dumps(rooms), json.dumps(wings)),
-    ).fetchall()
-    ranked = sorted((r[0] for r in rows), key=lambda d: (best[d], d))
+    ranked = sorted(search.in_places(conn, best, rooms, wings), key=lambda d: (best[d], d))
     return tuple((d, float(best[d])) for d in ranked[:CANDIDATES])
 
 
@@ -383,8 +333,6 @@ def listed(conn, drawer_ids: list[str], allowed: set[int] | None = None) -> Rank
     """``drawer_ids`` in their given order, those still in the palace (and in ``allowed``)."""
     if not drawer_ids:
         return ()
-    rows = dict(conn.execute(
-        "SELECT id, rowid FROM drawers WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(drawer_ids),)
-    ).fetchall())
+    rows = search.rowids_of(conn, drawer_ids)
     kept = [d for d in drawer_ids if d in rows and (allowed is None or rows[d] in allowed)]
     return tuple((d, float(len(kept) - i)) for i, d in enumerate(kept[:CANDIDATES]))
