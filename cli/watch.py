@@ -27,8 +27,8 @@ def watch(
 ) -> None:
     """Watch folders and mine every change, in the foreground (Ctrl-C stops) or as a daemon."""
     from palace.config import resolve_palace_path
+    from palace.core import Palace
     from palace.ops.daemon import LOG_FILE
-    from palace.mine.watch import Watcher
 
     palace_path = resolve_palace_path(palace_dir)
     if daemon:
@@ -38,9 +38,7 @@ def watch(
         typer.echo(f"watching {', '.join(str(p) for p in paths)} in the background (pid {started.pid})")
         typer.echo(f"log: {palace_path / LOG_FILE}   status: palace daemon status   stop: palace daemon stop")
         return
-    watcher = Watcher(palace_path, paths, debounce=debounce, polling=polling)
-    from palace.core import Palace
-
+    watcher = Palace.watcher(palace_path, paths, debounce=debounce, polling=polling)
     import threading
 
     with Palace.open(palace_path) as palace:

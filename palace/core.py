@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from palace.graph.facts import FactsResult
     from palace.graph.profile import Connection, EntityProfile
     from palace.mine.extract import ExtractResult
+    from palace.mine.options import MineOptions
     from palace.mine.run import FileOutcome, MineReport
+    from palace.mine.watch import Watcher
     from palace.ask.query import AskResult
     from palace.graph.resolution import AliasReport, Decision
     from palace.ops.portable import ImportReport
@@ -95,6 +97,20 @@ class Palace:
                 f"no palace at {resolved}", hint="run `palace mine DIR` first, or pass --palace"
             )
         return cls(resolved, db.connect(resolved), embedder, vectors)
+
+    @staticmethod
+    def watcher(path: str | Path | None, roots: "Collection[Path]", **settings) -> "Watcher":
+        """A watcher that keeps the palace at ``path`` (resolved by
+        :func:`resolve_palace_path`) current with the folders ``roots``
+        (:class:`palace.mine.watch.Watcher`; ``settings``: its ``debounce``, ``polling``,
+        ``poll_interval`` and ``options``). It opens the palace with :meth:`open` in its
+        own thread — the handle lent by :meth:`lend` when a warm server has one — and
+        mines each step through the flow, holding the write lock for the step. Not yet
+        started: call its ``start()``. Raises :class:`UsageError` for a root that is not
+        a folder."""
+        from palace.mine.watch import Watcher
+
+        return Watcher(resolve_palace_path(path), list(roots), open_palace=Palace.open, **settings)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -196,16 +212,25 @@ class Palace:
         verify: bool = False,
         cancel: "threading.Event | None" = None,
         on_progress: "Callable[[str, int, int], None] | None" = None,
+        options: "MineOptions | None" = None,
     ) -> "MineReport":
         """Mine the folder ``root`` into the wing ``wing`` (default: the folder's name);
-        ``paths``, ``verify``, ``cancel`` and ``on_progress`` (a long note's drawers read)
-        as in :func:`palace.mine.run.mine`. Holds the write lock for the run: raises
+        ``paths``, ``cancel`` and the callbacks as in :class:`palace.mine.run.MineRun`;
+        ``options`` its budget (:class:`palace.mine.options.MineOptions`), ``verify`` sets
+        its ``verify``. Holds the write lock for the run: raises
         :class:`palace.errors.PalaceBusy` beside another writer or a watcher."""
-        from palace.mine.run import mine
+        from dataclasses import replace
 
+        from palace.mine.options import MineOptions
+        from palace.mine.run import MineCallbacks, MineRun
+
+        options = options or MineOptions()
+        if verify:
+            options = replace(options, verify=True)
+        callbacks = MineCallbacks(on_start=on_start, on_file=on_file, on_progress=on_progress, cancel=cancel)
         with self._writing("mine"):
-            return mine(self, Path(root), wing=wing, on_file=on_file, on_start=on_start, paths=paths,
-                        verify=verify, cancel=cancel, on_progress=on_progress)
+            return MineRun(self.store, self.config, self.registry, options, callbacks).mine(
+                Path(root), wing=wing, paths=paths)
 
     def ask(self, question: str, **options) -> "AskResult":
         """Answer ``question`` with cited drawers; see :func:`palace.ask.query.ask`."""
