@@ -529,22 +529,44 @@ class Palace:
                             config=Config.load(resolve_palace_path(palace)))
 
     def daemon_status(self) -> "DaemonStatus":
-        """Whether a watcher keeps this palace current, and its state; see :mod:`palace.ops.daemon`."""
-        from palace.ops.daemon import daemon_status
-
-        return daemon_status(self.path)
+        """Whether a watcher keeps this palace current, and its state (:meth:`watcher_status`)."""
+        return Palace.watcher_status(self.path)
 
     def start_daemon(self, paths: "Collection[Path]", *, debounce: float = 0.5, polling: bool = False) -> "DaemonStatus":
-        """Start a background watcher of ``paths``; see :func:`palace.ops.daemon.start_daemon`."""
-        from palace.ops.daemon import start_daemon
-
-        return start_daemon(self.path, list(paths), debounce=debounce, polling=polling)
+        """Start a background watcher of ``paths`` (:meth:`start_watcher`)."""
+        return Palace.start_watcher(self.path, paths, debounce=debounce, polling=polling)
 
     def stop_daemon(self) -> int | None:
-        """Stop the background watcher (its pid, or None when none ran)."""
+        """Stop the background watcher (its pid, or None when none ran; :meth:`stop_watcher`)."""
+        return Palace.stop_watcher(self.path)
+
+    @staticmethod
+    def watcher_status(path: str | Path | None = None) -> "DaemonStatus":
+        """Whether a watcher keeps the palace at ``path`` (resolved by
+        :func:`resolve_palace_path`) current, and its last state; see
+        :func:`palace.ops.daemon.daemon_status`. Needs no open palace (nor an existing one)."""
+        from palace.ops.daemon import daemon_status
+
+        return daemon_status(resolve_palace_path(path))
+
+    @staticmethod
+    def start_watcher(path: str | Path | None, roots: "Collection[Path]", *, debounce: float = 0.5,
+                      polling: bool = False) -> "DaemonStatus":
+        """Start a background watcher (``palace watch --daemon``) of the folders ``roots``
+        for the palace at ``path`` and wait until it has caught up; see
+        :func:`palace.ops.daemon.start_daemon` (its errors too). Its log is the status's
+        ``log``."""
+        from palace.ops.daemon import start_daemon
+
+        return start_daemon(resolve_palace_path(path), list(roots), debounce=debounce, polling=polling)
+
+    @staticmethod
+    def stop_watcher(path: str | Path | None = None) -> int | None:
+        """Stop the background watcher of the palace at ``path`` (it finishes the note at
+        hand): its pid, or None when none ran; see :func:`palace.ops.daemon.stop_daemon`."""
         from palace.ops.daemon import stop_daemon
 
-        return stop_daemon(self.path)
+        return stop_daemon(resolve_palace_path(path))
 
 
 #: Handles lent by :meth:`Palace.lend` (palace folder → handle).
