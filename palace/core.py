@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from palace.graph.profile import Connection, EntityProfile
     from palace.mine.extract import ExtractResult
     from palace.mine.options import MineOptions
-    from palace.mine.run import FileOutcome, MineReport
+    from palace.mine.outcomes import FileOutcome, MineReport
     from palace.mine.watch import Watcher
     from palace.ask.query import AskResult
     from palace.graph.resolution import AliasReport, Decision
@@ -221,8 +221,8 @@ class Palace:
         :class:`palace.errors.PalaceBusy` beside another writer or a watcher."""
         from dataclasses import replace
 
-        from palace.mine.options import MineOptions
-        from palace.mine.run import MineCallbacks, MineRun
+        from palace.mine.options import MineCallbacks, MineOptions
+        from palace.mine.run import MineRun
 
         options = options or MineOptions()
         if verify:

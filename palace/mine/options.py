@@ -1,5 +1,6 @@
-"""What a mining run may spend: :class:`MineOptions` (its budget and care) and
-:func:`nlp_processes` (how many processes read its NLP on this :class:`Machine`).
+"""What a mining run may spend and whom it tells: :class:`MineOptions` (its budget and
+care), :class:`MineCallbacks` (progress and stop) and :func:`nlp_processes` (how many
+processes read its NLP on this :class:`Machine`).
 
 A run is steered by these values, never by module globals: ``palace mine`` uses the
 defaults; the watcher, the tests and the benchmarks pass their own
@@ -9,15 +10,17 @@ defaults; the watcher, the tests and the benchmarks pass their own
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from palace.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
     from palace.config import Config
+    from palace.mine.outcomes import FileOutcome
 
-__all__ = ["Machine", "MineOptions", "nlp_processes"]
+__all__ = ["Machine", "MineCallbacks", "MineOptions", "nlp_processes"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,7 @@ class MineOptions:
       in steps of this many drawers, each its own transaction: a stop or a kill loses at
       most one step, and the next run reads only the drawers not yet stored.
     - ``progress_every``: a note of more new drawers than this reports its progress
-      (``on_progress``: :class:`palace.mine.run.MineCallbacks`) every this many drawers.
+      (:attr:`MineCallbacks.on_progress`) every this many drawers.
     - ``parallel_min_drawers``: a run of fewer new drawers than this reads its NLP in this
       process, whatever the settings: a worker process starts in about the time this
       process reads a few hundred drawers (a watcher's save never starts one).
@@ -59,6 +62,27 @@ class MineOptions:
         for name in ("parallel_min_drawers", "cooccurrences_per_drawer"):
             if getattr(self, name) < 0:
                 raise UsageError(f"MineOptions.{name} must be at least 0, not {getattr(self, name)}")
+
+
+@dataclass(frozen=True)
+class MineCallbacks:
+    """How a run talks to whoever started it (each may be None):
+
+    - ``on_start(n)``: once, with the number of paths the run considers;
+    - ``on_file(outcome)``: once per path as it is decided (a :class:`FileOutcome`; the
+      CLI draws its progress bar from them, the watcher logs them, tests pass a list's
+      ``append``);
+    - ``on_progress(path, drawers_read, drawers)``: a long note's NLP, every
+      :attr:`MineOptions.progress_every` drawers (the
+      CLI's progress bar and the watcher's status show it);
+    - ``cancel``: once set, the run ends early and cleanly (:class:`palace.mine.run.MineRun`). Anything
+      with ``is_set()``, ``wait(timeout)`` and ``set()`` serves (the watcher's yielding
+      stop is one)."""
+
+    on_start: Callable[[int], None] | None = None
+    on_file: "Callable[[FileOutcome], None] | None" = None
+    on_progress: Callable[[str, int, int], None] | None = None
+    cancel: threading.Event | None = None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ One code path mines a file, whether it comes from ``palace mine``
 (:mod:`palace.mine.watch`, which takes it for each step). A :class:`MineRun` receives
 what it uses — the :class:`~palace.store.store.Store`, the :class:`~palace.config.Config`,
 the predicate registry, its budget (:class:`~palace.mine.options.MineOptions`) and its
-:class:`MineCallbacks` — never the handle, and keeps the state its stages share.
+:class:`~palace.mine.options.MineCallbacks` — never the handle, and keeps the state its
+stages share; it returns a :class:`~palace.mine.outcomes.MineReport`.
 
 How the work is laid out, for speed on a laptop's two cores:
 
@@ -25,7 +26,7 @@ How the work is laid out, for speed on a laptop's two cores:
    ``embedded`` only after the store has it, so a killed run is finished by the next one.
 4. **resolve**: entity resolution of the wing runs once, at the end
    (:func:`finish_resolution`). A run that stores or deletes anything first records that
-   the wing owes a resolution (:func:`palace.store.files.mark_resolution_pending`);
+   the wing owes a resolution (:func:`palace.store.runs.mark_resolution_pending`);
    resolution clears it when it commits, so a run killed in between is resolved by the
    next one even if every note is then unchanged.
 5. **report**: the run is recorded (``mine_runs``) and summed up in a :class:`MineReport`.
@@ -38,9 +39,8 @@ import datetime as dt
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Collection, Generator, Iterator
+from typing import Collection, Generator, Iterator
 
 from palace.config import Config
 from palace.errors import UsageError
@@ -50,7 +50,8 @@ from palace.graph.resolution import resolve_wing
 from palace.graph.temporal import load_values, recorded_now
 from palace.mine.discovery import Decision, PathFilter, decide_paths, walk
 from palace.mine.indexing import EmbedWorker, find_lost_vectors, flush_tombstones, one_core, unembedded
-from palace.mine.options import MineOptions, nlp_processes
+from palace.mine.options import MineCallbacks, MineOptions, nlp_processes
+from palace.mine.outcomes import FileOutcome, MineReport
 from palace.mine.prepare import PendingNote, bytes_hash, drawer_date, prepare_note
 from palace.mine.reading import GitDates, Note, Unreadable, read_note
 from palace.mine.write import NoteWriter
@@ -67,89 +68,21 @@ from palace.store.drawers import (
     path_hash,
 )
 from palace.store.entities import count_entities
-from palace.store.files import (
+from palace.store.files import delete_file, file_rows, has_file, touch_file, wing_roots
+from palace.store.graph import count_live_facts
+from palace.store.runs import (
     clear_resolution_pending,
-    delete_file,
-    file_rows,
-    has_file,
     mark_resolution_pending,
     pending_resolutions,
     record_mine_run,
     resolution_pending,
-    touch_file,
-    wing_roots,
 )
-from palace.store.graph import count_live_facts
 from palace.store.store import Store
 
-__all__ = ["FORGOTTEN", "FileOutcome", "MineCallbacks", "MineReport", "MineRun", "finish_resolution",
-           "pending_resolutions"]
+__all__ = ["FORGOTTEN", "MineRun", "finish_resolution", "pending_resolutions"]
 
 #: why a note ``palace forget`` removed is not mined again
 FORGOTTEN = "forgotten (palace forget); `palace forget --allow PATH` lets it be mined again"
-
-
-@dataclass(frozen=True)
-class FileOutcome:
-    """What happened to one path: ``status`` is indexed, unchanged, moved (the same
-    content under a new path: its drawers, facts and vectors follow it; ``reason`` names
-    the old path), skipped, failed or deleted."""
-
-    path: str
-    status: str
-    reason: str = ""
-    drawers: int = 0
-    words: int = 0
-
-
-@dataclass(frozen=True)
-class MineReport:
-    """The summary of one ``mine`` run (counts are files unless named otherwise).
-
-    ``drawers``, ``entities`` and ``facts`` are totals of the palace after the run
-    (``facts`` counts current facts); ``new_drawers`` the drawers this run added;
-    ``words`` the words of the files indexed in this run; ``words_per_s`` words / elapsed.
-    """
-
-    palace: str
-    wing: str
-    root: str
-    indexed: int
-    unchanged: int
-    moved: int
-    skipped: int
-    failed: int
-    deleted: int
-    drawers: int
-    new_drawers: int
-    embedded: int
-    entities: int
-    facts: int
-    words: int
-    elapsed_s: float
-    words_per_s: float
-    outcomes: tuple[FileOutcome, ...] = ()
-
-
-@dataclass(frozen=True)
-class MineCallbacks:
-    """How a run talks to whoever started it (each may be None):
-
-    - ``on_start(n)``: once, with the number of paths the run considers;
-    - ``on_file(outcome)``: once per path as it is decided (a :class:`FileOutcome`; the
-      CLI draws its progress bar from them, the watcher logs them, tests pass a list's
-      ``append``);
-    - ``on_progress(path, drawers_read, drawers)``: a long note's NLP, every
-      :attr:`MineOptions.progress_every <palace.mine.options.MineOptions>` drawers (the
-      CLI's progress bar and the watcher's status show it);
-    - ``cancel``: once set, the run ends early and cleanly (:class:`MineRun`). Anything
-      with ``is_set()``, ``wait(timeout)`` and ``set()`` serves (the watcher's yielding
-      stop is one)."""
-
-    on_start: Callable[[int], None] | None = None
-    on_file: Callable[[FileOutcome], None] | None = None
-    on_progress: Callable[[str, int, int], None] | None = None
-    cancel: threading.Event | None = None
 
 
 #: what the NLP of a run yields: a note, why it failed ("" when it did not), and the

@@ -49,15 +49,15 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable, ContextManager, Protocol
 
 from palace.mine.discovery import IGNORE_FILES, SKIPPED_FOLDERS, is_editor_artifact
-from palace.mine.options import MineOptions
-from palace.mine.run import MineCallbacks, MineRun
+from palace.mine.options import MineCallbacks, MineOptions
+from palace.mine.run import MineRun
 from palace.errors import PalaceBusy, UsageError
 from palace.ops.locks import WATCH_LOCK, WATCH_PID, try_lock, unlock, watcher_pid, write_lock
 from palace.ops.daemon import STATE_FILE, already_watching
 
 if TYPE_CHECKING:
     from palace.config import Config
-    from palace.mine.run import MineReport
+    from palace.mine.outcomes import MineReport
     from palace.store.store import Store
 
 log = logging.getLogger("palace.watch")

@@ -143,10 +143,11 @@ def close_fact(conn: sqlite3.Connection, fact_id: int, valid_to: str | None, sup
 
 
 def front_matter_facts(conn: sqlite3.Connection, wing: str, path: str) -> list[sqlite3.Row]:
-    """The live facts a note's front matter gave (extractor ``…/front-matter-…``): rows of
-    ``id``, ``subject_id``, ``predicate`` and ``sentence`` (the field as quoted)."""
+    """The live facts (status ``live``) a note's front matter gave (extractor
+    ``…/front-matter-…``): rows of ``id``, ``subject_id``, ``predicate`` and ``sentence``
+    (the field as quoted)."""
     return conn.execute(
-        "SELECT id, subject_id, predicate, sentence FROM facts WHERE wing = ? AND path = ? AND invalidated_at IS NULL"
+        "SELECT id, subject_id, predicate, sentence FROM facts WHERE wing = ? AND path = ? AND status = 'live'"
         " AND extractor LIKE ?", (wing, path, "%/front-matter-%")).fetchall()
 
 
@@ -165,5 +166,5 @@ def timeline_groups(conn: sqlite3.Connection, drawer_ids: list[str]) -> set[tupl
 
 
 def count_live_facts(conn: sqlite3.Connection) -> int:
-    """How many facts are live (not invalidated)."""
-    return conn.execute("SELECT count(*) FROM facts WHERE invalidated_at IS NULL").fetchone()[0]
+    """How many facts are live (status ``live``: current, not a candidate)."""
+    return conn.execute("SELECT count(*) FROM facts WHERE status = 'live'").fetchone()[0]
