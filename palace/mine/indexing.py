@@ -19,16 +19,8 @@ import weakref
 from typing import TYPE_CHECKING
 
 from palace.store import sqlite as db
-from palace.store.drawers import (
-    clear_tombstones,
-    count_embedded,
-    embedded_ids,
-    existing_ids,
-    mark_embedded,
-    mark_unembedded,
-    tombstoned_ids,
-    unembedded_drawers,
-)
+from palace.store.drawers import clear_tombstones, existing_ids, mark_embedded, tombstoned_ids, unembedded_drawers
+from palace.store.upkeep import count_drawers, drawer_ids, mark_for_embedding
 from palace.store.vectors import date_number, usable
 
 if TYPE_CHECKING:
@@ -191,13 +183,13 @@ def find_lost_vectors(store: "Store") -> int:
     (``chroma/`` deleted or damaged, a restore from an older backup): the run embeds them
     again from the stored texts. Returns how many were lost."""
     conn = store.conn
-    marked = count_embedded(conn)
+    marked = count_drawers(conn, embedded=True)
     if not marked or store.vectors.count() >= marked:
         return 0
     present = store.vectors.ids()
-    lost = [d for d in embedded_ids(conn) if d not in present]
+    lost = sorted(drawer_ids(conn, embedded=True) - present)
     with db.transaction(conn):
-        mark_unembedded(conn, lost)
+        mark_for_embedding(conn, lost)
     return len(lost)
 
 

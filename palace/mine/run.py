@@ -60,7 +60,6 @@ from palace.nlp.rules import RelationRules
 from palace.nlp.sentence import Context
 from palace.store import sqlite as db
 from palace.store.drawers import (
-    count_drawers,
     embed_hashes_of_file,
     forgotten_paths,
     move_file,
@@ -78,6 +77,7 @@ from palace.store.runs import (
     resolution_pending,
 )
 from palace.store.store import Store
+from palace.store.upkeep import count_drawers
 
 __all__ = ["FORGOTTEN", "MineRun", "finish_resolution", "pending_resolutions"]
 

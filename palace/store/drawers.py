@@ -13,9 +13,8 @@ import json
 import sqlite3
 
 __all__ = ["insert_drawer", "remove_drawer", "renumber_drawer", "save_file", "set_file_state", "move_file",
-           "move_wing_root", "drawers_of_file", "embed_hashes_of_file", "count_drawers", "unembedded_drawers",
-           "mark_embedded", "count_embedded", "embedded_ids", "mark_unembedded", "tombstoned_ids", "existing_ids",
-           "clear_tombstones"]
+           "move_wing_root", "drawers_of_file", "embed_hashes_of_file", "unembedded_drawers", "mark_embedded",
+           "tombstoned_ids", "existing_ids", "clear_tombstones"]
 
 
 def save_file(conn: sqlite3.Connection, values: dict, previous_id: int | None) -> int:
@@ -131,11 +130,6 @@ def embed_hashes_of_file(conn: sqlite3.Connection, file_id: int) -> dict[str, st
     return dict(conn.execute("SELECT id, embed_hash FROM drawers WHERE file_id = ?", (file_id,)))
 
 
-def count_drawers(conn: sqlite3.Connection) -> int:
-    """How many drawers the palace holds."""
-    return conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
-
-
 # -- the drawers' vectors: which are in the vector store, which left it -------------------
 
 def unembedded_drawers(conn: sqlite3.Connection, file_id: int | None = None) -> list[sqlite3.Row]:
@@ -157,21 +151,6 @@ def unembedded_drawers(conn: sqlite3.Connection, file_id: int | None = None) -> 
 def mark_embedded(conn: sqlite3.Connection, ids: list[str]) -> None:
     """The vector store now holds the vectors of the drawers ``ids``."""
     conn.executemany("UPDATE drawers SET embedded = 1 WHERE id = ?", [(i,) for i in ids])
-
-
-def count_embedded(conn: sqlite3.Connection) -> int:
-    """How many drawers are marked as held by the vector store."""
-    return conn.execute("SELECT count(*) FROM drawers WHERE embedded = 1").fetchone()[0]
-
-
-def embedded_ids(conn: sqlite3.Connection) -> list[str]:
-    """The ids of the drawers marked as held by the vector store."""
-    return [d for (d,) in conn.execute("SELECT id FROM drawers WHERE embedded = 1")]
-
-
-def mark_unembedded(conn: sqlite3.Connection, ids: list[str]) -> None:
-    """The vectors of the drawers ``ids`` are to be written (again) to the vector store."""
-    conn.executemany("UPDATE drawers SET embedded = 0 WHERE id = ?", [(i,) for i in ids])
 
 
 def tombstoned_ids(conn: sqlite3.Connection) -> list[str]:
