@@ -16,7 +16,7 @@ reports:
 - **edit**: one note of the first copy gets a sentence appended and is mined again with
   ``paths=[that note]`` (the watcher's step), in a warm process (the pipeline already
   loaded): total seconds, and the part spent in the wing's end-of-run work (linking
-  lower-case names and entity resolution, :func:`palace.mine.run.finish_resolution`);
+  lower-case names and entity resolution: the run's resolve stage, :meth:`palace.mine.run.MineRun.resolve`);
 - **reads**, in the same warm process, once it holds the vectors in memory as a warm
   server does (``palace serve``, ``palace watch``, ``palace mcp``): ``ask`` p50/p95 over ``--questions`` (default the
   Rust dev set: they ask about the first copy's names), ``status``, ``facts`` (current,
@@ -74,21 +74,36 @@ with Palace.open(palace_dir) as palace:
         report = palace.mine(root, wing="scale")
         mine_s = time.perf_counter() - started
         indexed, words = report.indexed, report.words
-        original = mining.finish_resolution
-
-        def timed(*args, **kwargs):
-            t = time.perf_counter()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                spent["resolution"] += time.perf_counter() - t
-
-        mining.finish_resolution = timed
         note = root / edit
         note.write_text(note.read_text(encoding="utf-8") + "\n\nMarisol Ferreira joined the release team.\n",
                         encoding="utf-8")
-        started = time.perf_counter()
-        palace.mine(root, wing="scale", paths=[edit], verify=True)
+        if hasattr(mining, "MineRun"):  # the resolve stage, timed by a run of its own
+            from palace.mine.options import MineOptions
+
+            class Timed(mining.MineRun):
+                def resolve(self):
+                    t = time.perf_counter()
+                    try:
+                        return super().resolve()
+                    finally:
+                        spent["resolution"] += time.perf_counter() - t
+
+            started = time.perf_counter()
+            Timed(palace.store, palace.config, palace.registry, MineOptions(verify=True)).mine(
+                root, wing="scale", paths=[edit])
+        else:  # older code (before MineRun): time its module function
+            original = mining.finish_resolution
+
+            def timed(*args, **kwargs):
+                t = time.perf_counter()
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    spent["resolution"] += time.perf_counter() - t
+
+            mining.finish_resolution = timed
+            started = time.perf_counter()
+            palace.mine(root, wing="scale", paths=[edit], verify=True)
         edit_s = time.perf_counter() - started
     drawers = palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
     entities = palace.conn.execute("SELECT count(*) FROM entities").fetchone()[0]

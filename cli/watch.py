@@ -27,20 +27,15 @@ def watch(
 ) -> None:
     """Watch folders and mine every change, in the foreground (Ctrl-C stops) or as a daemon."""
     from palace.config import resolve_palace_path
-    from palace.ops.daemon import LOG_FILE
-    from palace.mine.watch import Watcher
+    from palace.core import Palace
 
     palace_path = resolve_palace_path(palace_dir)
     if daemon:
-        from palace.ops.daemon import start_daemon
-
-        started = start_daemon(palace_path, paths, debounce=debounce, polling=polling)
+        started = Palace.start_watcher(palace_path, paths, debounce=debounce, polling=polling)
         typer.echo(f"watching {', '.join(str(p) for p in paths)} in the background (pid {started.pid})")
-        typer.echo(f"log: {palace_path / LOG_FILE}   status: palace daemon status   stop: palace daemon stop")
+        typer.echo(f"log: {started.log}   status: palace daemon status   stop: palace daemon stop")
         return
-    watcher = Watcher(palace_path, paths, debounce=debounce, polling=polling)
-    from palace.core import Palace
-
+    watcher = Palace.watcher(palace_path, paths, debounce=debounce, polling=polling)
     import threading
 
     with Palace.open(palace_path) as palace:
@@ -144,11 +139,11 @@ def daemon_status(
 ) -> None:
     """Show whether a watcher runs for this palace, what it watches, its queue, last event and errors."""
     from palace.config import resolve_palace_path
-    from palace.ops.daemon import daemon_status as read_status
+    from palace.core import Palace
     from palace.results import to_json
 
     palace_path = resolve_palace_path(palace_dir)
-    report = read_status(palace_path)
+    report = Palace.watcher_status(palace_path)
     running, state = report.running, report.state
     if as_json:
         typer.echo(to_json(report))
@@ -188,8 +183,8 @@ def daemon_status(
 def daemon_stop(palace_dir: Optional[Path] = PalaceOption) -> None:
     """Stop the background watcher of this palace (it finishes the note it is mining)."""
     from palace.config import resolve_palace_path
-    from palace.ops.daemon import stop_daemon
+    from palace.core import Palace
 
     palace_path = resolve_palace_path(palace_dir)
-    pid = stop_daemon(palace_path)
+    pid = Palace.stop_watcher(palace_path)
     typer.echo(f"stopped the watcher (pid {pid})" if pid else f"no watcher runs for {palace_path}")

@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from palace.graph.facts import FactsResult
     from palace.graph.profile import Connection, EntityProfile
     from palace.mine.extract import ExtractResult
-    from palace.mine.run import FileOutcome, MineReport
+    from palace.mine.options import MineOptions
+    from palace.mine.outcomes import FileOutcome, MineReport
+    from palace.mine.watch import Watcher
     from palace.ask.result import AskResult
     from palace.graph.resolution import AliasReport, Decision
     from palace.ops.portable import ImportReport
@@ -95,6 +97,20 @@ class Palace:
                 f"no palace at {resolved}", hint="run `palace mine DIR` first, or pass --palace"
             )
         return cls(resolved, db.connect(resolved), embedder, vectors)
+
+    @staticmethod
+    def watcher(path: str | Path | None, roots: "Collection[Path]", **settings) -> "Watcher":
+        """A watcher that keeps the palace at ``path`` (resolved by
+        :func:`resolve_palace_path`) current with the folders ``roots``
+        (:class:`palace.mine.watch.Watcher`; ``settings``: its ``debounce``, ``polling``,
+        ``poll_interval`` and ``options``). It opens the palace with :meth:`open` in its
+        own thread — the handle lent by :meth:`lend` when a warm server has one — and
+        mines each step through the flow, holding the write lock for the step. Not yet
+        started: call its ``start()``. Raises :class:`UsageError` for a root that is not
+        a folder."""
+        from palace.mine.watch import Watcher
+
+        return Watcher(resolve_palace_path(path), list(roots), open_palace=Palace.open, **settings)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -196,16 +212,25 @@ class Palace:
         verify: bool = False,
         cancel: "threading.Event | None" = None,
         on_progress: "Callable[[str, int, int], None] | None" = None,
+        options: "MineOptions | None" = None,
     ) -> "MineReport":
         """Mine the folder ``root`` into the wing ``wing`` (default: the folder's name);
-        ``paths``, ``verify``, ``cancel`` and ``on_progress`` (a long note's drawers read)
-        as in :func:`palace.mine.run.mine`. Holds the write lock for the run: raises
+        ``paths``, ``cancel`` and the callbacks as in :class:`palace.mine.run.MineRun`;
+        ``options`` its budget (:class:`palace.mine.options.MineOptions`), ``verify`` sets
+        its ``verify``. Holds the write lock for the run: raises
         :class:`palace.errors.PalaceBusy` beside another writer or a watcher."""
-        from palace.mine.run import mine
+        from dataclasses import replace
 
+        from palace.mine.options import MineCallbacks, MineOptions
+        from palace.mine.run import MineRun
+
+        options = options or MineOptions()
+        if verify:
+            options = replace(options, verify=True)
+        callbacks = MineCallbacks(on_start=on_start, on_file=on_file, on_progress=on_progress, cancel=cancel)
         with self._writing("mine"):
-            return mine(self, Path(root), wing=wing, on_file=on_file, on_start=on_start, paths=paths,
-                        verify=verify, cancel=cancel, on_progress=on_progress)
+            return MineRun(self.store, self.config, self.registry, options, callbacks).mine(
+                Path(root), wing=wing, paths=paths)
 
     def ask(self, question: str, **options) -> "AskResult":
         """Answer ``question`` with cited drawers; ``options`` are the fields of
@@ -505,22 +530,44 @@ class Palace:
                             config=Config.load(resolve_palace_path(palace)))
 
     def daemon_status(self) -> "DaemonStatus":
-        """Whether a watcher keeps this palace current, and its state; see :mod:`palace.ops.daemon`."""
-        from palace.ops.daemon import daemon_status
-
-        return daemon_status(self.path)
+        """Whether a watcher keeps this palace current, and its state (:meth:`watcher_status`)."""
+        return Palace.watcher_status(self.path)
 
     def start_daemon(self, paths: "Collection[Path]", *, debounce: float = 0.5, polling: bool = False) -> "DaemonStatus":
-        """Start a background watcher of ``paths``; see :func:`palace.ops.daemon.start_daemon`."""
-        from palace.ops.daemon import start_daemon
-
-        return start_daemon(self.path, list(paths), debounce=debounce, polling=polling)
+        """Start a background watcher of ``paths`` (:meth:`start_watcher`)."""
+        return Palace.start_watcher(self.path, paths, debounce=debounce, polling=polling)
 
     def stop_daemon(self) -> int | None:
-        """Stop the background watcher (its pid, or None when none ran)."""
+        """Stop the background watcher (its pid, or None when none ran; :meth:`stop_watcher`)."""
+        return Palace.stop_watcher(self.path)
+
+    @staticmethod
+    def watcher_status(path: str | Path | None = None) -> "DaemonStatus":
+        """Whether a watcher keeps the palace at ``path`` (resolved by
+        :func:`resolve_palace_path`) current, and its last state; see
+        :func:`palace.ops.daemon.daemon_status`. Needs no open palace (nor an existing one)."""
+        from palace.ops.daemon import daemon_status
+
+        return daemon_status(resolve_palace_path(path))
+
+    @staticmethod
+    def start_watcher(path: str | Path | None, roots: "Collection[Path]", *, debounce: float = 0.5,
+                      polling: bool = False) -> "DaemonStatus":
+        """Start a background watcher (``palace watch --daemon``) of the folders ``roots``
+        for the palace at ``path`` and wait until it has caught up; see
+        :func:`palace.ops.daemon.start_daemon` (its errors too). Its log is the status's
+        ``log``."""
+        from palace.ops.daemon import start_daemon
+
+        return start_daemon(resolve_palace_path(path), list(roots), debounce=debounce, polling=polling)
+
+    @staticmethod
+    def stop_watcher(path: str | Path | None = None) -> int | None:
+        """Stop the background watcher of the palace at ``path`` (it finishes the note at
+        hand): its pid, or None when none ran; see :func:`palace.ops.daemon.stop_daemon`."""
         from palace.ops.daemon import stop_daemon
 
-        return stop_daemon(self.path)
+        return stop_daemon(resolve_palace_path(path))
 
 
 #: Handles lent by :meth:`Palace.lend` (palace folder → handle).

@@ -5,7 +5,7 @@ Every command's ``--json`` prints :func:`to_json` of the dataclass the core retu
 :class:`~palace.graph.facts.FactsResult`, :class:`~palace.graph.profile.EntityProfile`,
 :class:`~palace.graph.profile.Connection`, :class:`~palace.graph.resolution.AliasReport`,
 :class:`~palace.graph.changes.ChangeSet`, :class:`~palace.ops.doctor.DoctorReport`,
-:class:`~palace.ops.daemon.DaemonStatus`, :class:`~palace.mine.run.MineReport`…): its fields by
+:class:`~palace.ops.daemon.DaemonStatus`, :class:`~palace.mine.outcomes.MineReport`…): its fields by
 name, recursively (tuples become lists, dates and paths ISO strings and text), so the
 field names documented in the README are the dataclasses' own.
 """

@@ -81,10 +81,12 @@ def _graph(palace) -> tuple:
     )
 
 
-def test_a_kill_before_resolution_is_resolved_by_the_next_run(tmp_path, monkeypatch):
+def test_a_kill_before_resolution_is_resolved_by_the_next_run(tmp_path):
     import pytest
 
-    import palace.mine.run as mining
+    from palace.graph.lowercase import link_lowercase_mentions
+    from palace.mine.run import MineRun
+    from palace.store.sqlite import transaction
 
     notes = tmp_path / "notes"  # no skipped file: a re-run finds every note unchanged
     notes.mkdir()
@@ -95,13 +97,14 @@ def test_a_kill_before_resolution_is_resolved_by_the_next_run(tmp_path, monkeypa
         clean.mine(notes)
         expected = _graph(clean)
 
-    def killed(*args, **kwargs):  # every note is stored; the process dies before resolution commits
-        raise KeyboardInterrupt
+    class KilledInResolution(MineRun):  # every note is stored; the process dies before resolution commits
+        def resolve(self) -> None:
+            with transaction(self.conn):  # the lower-case names are linked (resolution's first transaction)...
+                link_lowercase_mentions(self.conn, self.wing)
+            raise KeyboardInterrupt  # ... and the wing's entities never are
 
-    monkeypatch.setattr(mining, "resolve_wing", killed)
     with Palace.open(tmp_path / "palace") as palace, pytest.raises(KeyboardInterrupt):
-        palace.mine(notes)
-    monkeypatch.undo()
+        KilledInResolution(palace.store, palace.config, palace.registry).mine(notes)
     with Palace.open(tmp_path / "palace") as palace:
         assert _graph(palace) != expected  # "Alice" is not yet Alice Chen
         assert palace.conn.execute("SELECT value FROM meta WHERE key LIKE 'resolution_pending:%'").fetchone()

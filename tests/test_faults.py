@@ -138,10 +138,9 @@ def test_one_writer_at_a_time(tmp_path):
         assert out.exit_code == 1 and "is busy: another process is writing it" in out.output
         assert f"(pid {os.getpid()})" in out.output
         from palace.errors import PalaceBusy
-        from palace.mine.watch import Watcher
 
         with pytest.raises(PalaceBusy):  # nor may a watcher start beside it
-            Watcher(palace_dir, [notes]).start()
+            Palace.watcher(palace_dir, [notes]).start()
     out = CliRunner().invoke(app, ["mine", str(notes), "--palace", str(palace_dir)])
     assert out.exit_code == 0, out.output
 
@@ -249,10 +248,9 @@ def _long_note(sections: int) -> str:
 
 @pytest.mark.slow
 def test_a_long_note_is_read_last_with_its_progress_and_a_stop_does_not_wait_for_it(tmp_path, monkeypatch):
-    from palace.mine import run as mining
+    from palace.mine.options import MineOptions
 
-    monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 5)  # the budget, scaled down to a test's size
-    monkeypatch.setattr(mining, "PROGRESS_EVERY", 4)
+    budget = MineOptions(large_note_drawers=5, progress_every=4)  # the budget, scaled down to a test's size
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "a-long.md").write_text(_long_note(24))
@@ -269,7 +267,7 @@ def test_a_long_note_is_read_last_with_its_progress_and_a_stop_does_not_wait_for
             cancel.set()  # a stop arrives while the long note is read
 
     with Palace.open(tmp_path / "palace") as palace:
-        report = palace.mine(notes, cancel=cancel, on_progress=on_progress)
+        report = palace.mine(notes, cancel=cancel, on_progress=on_progress, options=budget)
         total = progress[0][2]
         assert total > 8 and progress[:2] == [("a-long.md", 4, total), ("a-long.md", 8, total)]
         assert [o.path for o in report.outcomes if o.status == "indexed"] == ["b.md", "c.md"]  # small notes first
@@ -279,7 +277,7 @@ def test_a_long_note_is_read_last_with_its_progress_and_a_stop_does_not_wait_for
         assert palace.conn.execute("SELECT reason FROM files WHERE path = 'a-long.md'").fetchone()[0] == (
             f"stored in part: 5 of {total} new drawers; the next run reads the rest")
         progress.clear()
-        again = palace.mine(notes, on_progress=lambda *a: progress.append(a))
+        again = palace.mine(notes, on_progress=lambda *a: progress.append(a), options=budget)
         assert [o.path for o in again.outcomes if o.status == "indexed"] == ["a-long.md"]
         assert progress[-1] == ("a-long.md", total - 5, total - 5)  # only what the stop left unread
         assert palace.conn.execute("SELECT count(*) FROM drawers d JOIN files f ON f.id = d.file_id"
@@ -298,10 +296,10 @@ def _graph(palace) -> list[tuple]:
     return [tuple(r) for r in facts] + [tuple(r) for r in drawers]
 
 
-def test_a_long_note_stored_in_steps_and_killed_holds_what_one_pass_holds(tmp_path, monkeypatch):
-    from palace.mine import run as mining
+def test_a_long_note_stored_in_steps_and_killed_holds_what_one_pass_holds(tmp_path):
+    from palace.mine.options import MineOptions
 
-    monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 4)  # steps of 4 drawers
+    steps = MineOptions(large_note_drawers=4, progress_every=4)  # steps of 4 drawers, each reported
     notes = tmp_path / "notes"
     notes.mkdir()
     people = ["Alice Chen", "Bob Okafor", "Priya Raman", "Helen Marsh", "Omar Haddad", "Lena Fischer"]
@@ -310,32 +308,24 @@ def test_a_long_note_stored_in_steps_and_killed_holds_what_one_pass_holds(tmp_pa
         f"## Week {i}\n\n{people[i % 6]} joined Acme Robotics on {i + 1} March 2024."
         f" {people[(i + 1) % 6]} reports to {people[(i + 2) % 6]}. {filler}" for i in range(14)))
     with Palace.open(tmp_path / "one-pass") as palace:
-        monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 1000)
-        palace.mine(notes)
+        palace.mine(notes, options=MineOptions(large_note_drawers=1000))
         expected = _graph(palace)
         total = palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
         assert total > 12  # more than three steps
-    monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 4)
     import threading
 
     cancel = threading.Event()
     with Palace.open(tmp_path / "steps") as palace:
-        calls = []
-        original = mining._write_step
 
-        def killed_after_two_steps(*args, **kwargs):  # the third step never commits
-            calls.append(1)
-            if len(calls) == 3:
+        def killed_in_the_third_step(path, read, drawers):  # its drawers are read; it never commits
+            if read == 12:
                 cancel.set()
                 raise KeyboardInterrupt
-            return original(*args, **kwargs)
 
-        monkeypatch.setattr(mining, "_write_step", killed_after_two_steps)
         with pytest.raises(KeyboardInterrupt):
-            palace.mine(notes, cancel=cancel)
-        monkeypatch.setattr(mining, "_write_step", original)
+            palace.mine(notes, cancel=cancel, on_progress=killed_in_the_third_step, options=steps)
         assert palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0] == 8  # two steps of 4
-        report = palace.mine(notes)
+        report = palace.mine(notes, options=steps)
         assert report.new_drawers == total - 8  # the two stored steps are not read again
         assert _graph(palace) == expected
 

@@ -64,7 +64,7 @@ def counted(conn) -> list[tuple]:
     return sorted(tuple(r) for r in conn.execute(
         "SELECT f.wing, m.raw_entity_id, m.label, m.extractor != ?, count(*) FROM mentions m"
         " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id GROUP BY 1, 2, 3, 4",
-        ("palace.graph.lowercase.v1",)))
+        ("palace.lowercase.v1",)))
 
 
 def kept(conn) -> list[tuple]:
@@ -114,7 +114,7 @@ def test_each_step_resolves_as_the_whole_wing_would(tmp_path, monkeypatch):
         assert names["Alice"] == "Alice Chen"  # Alice Martin went away
         assert names["Dana"] == "Dana Ruiz"
         council = conn.execute("SELECT count(*) FROM mentions m JOIN entities e ON e.id = m.entity_id"
-                               " WHERE e.key = 'leadership council' AND m.extractor = 'palace.graph.lowercase.v1'")
+                               " WHERE e.key = 'leadership council' AND m.extractor = 'palace.lowercase.v1'")
         assert council.fetchone()[0] == 5
         assert "Falcon" not in names  # three wider names: no longer the project's short name
 
@@ -305,3 +305,14 @@ def test_a_forgotten_wing_leaves_no_type_and_no_pending_name_behind(tmp_path):
         palace.forget(wing="v")
         assert conn.execute("SELECT type FROM entities WHERE key = 'jordan'").fetchone()[0] == "PERSON"
         assert conn.execute("SELECT count(*) FROM readings_changed").fetchone()[0] == 0
+
+
+def test_the_lower_case_extractor_name_is_the_one_the_migrations_count():
+    from palace.store.resolution import LOWERCASE_EXTRACTOR
+    from palace.store.sqlite import MIGRATIONS
+
+    triggers = dict(MIGRATIONS)["0010_incremental_resolution"]
+    # a palace mined before a rename would hold its links under the old name: never rename it
+    assert LOWERCASE_EXTRACTOR == "palace.lowercase.v1"
+    assert triggers.count(f"'{LOWERCASE_EXTRACTOR}'") == 5 and "lowercase.v1'" not in triggers.replace(
+        f"'{LOWERCASE_EXTRACTOR}'", "")

@@ -135,14 +135,14 @@ def test_mentioned_with_facts_carry_provenance(sample_palace):
 
 def test_remine_unchanged_is_idempotent_and_does_no_work(mined_sample, sample_copy, monkeypatch):
     palace_dir, first = mined_sample
-    import palace.mine.run as mining
+    from palace.nlp.extraction import Extractor
 
     def no_nlp(*args, **kwargs):
         raise AssertionError("NLP ran on an unchanged folder")
 
     with Palace.open(palace_dir) as palace:
         before = palace.conn.execute("SELECT count(*) FROM drawers").fetchone()[0]
-        monkeypatch.setattr(mining.Extractor, "extract_many", no_nlp)
+        monkeypatch.setattr(Extractor, "extract_many", no_nlp)  # the NLP seam
         report = palace.mine(sample_copy, wing="sample")
         assert report.indexed == 0 and report.unchanged == first.indexed
         assert report.embedded == 0 and report.new_drawers == 0
@@ -285,8 +285,8 @@ def test_a_new_title_or_heading_reindexes_the_drawers_under_it(tmp_path):
 
 def test_a_passing_failure_or_an_unreadable_folder_loses_nothing(tmp_path, monkeypatch):
     import palace.mine.discovery as discovery
-    import palace.mine.run as mining
     from palace.mine.reading import Unreadable
+    from palace.mine.run import MineRun
 
     root = tmp_path / "notes"
     (root / "sub").mkdir(parents=True)
@@ -296,8 +296,9 @@ def test_a_passing_failure_or_an_unreadable_folder_loses_nothing(tmp_path, monke
         palace.mine(root)
         (root / "a.md").write_text("The aardvark note, edited.")
 
-        def denied(path, *_):
-            raise Unreadable("permission denied")
+        class Denied(MineRun):  # no note can be read this once (a.md changed: it is read)
+            def read(self, path):
+                raise Unreadable("permission denied")
 
         real_scandir = discovery.os.scandir
 
@@ -306,9 +307,8 @@ def test_a_passing_failure_or_an_unreadable_folder_loses_nothing(tmp_path, monke
                 raise PermissionError(13, "Permission denied")
             return real_scandir(path)
 
-        monkeypatch.setattr(mining, "read_note", denied)
         monkeypatch.setattr(discovery.os, "scandir", scandir)
-        report = palace.mine(root)
+        report = Denied(palace.store, palace.config, palace.registry).mine(root)
         outcomes = {o.path: o.status for o in report.outcomes}
         assert outcomes["a.md"] == "failed" and report.deleted == 0
         assert palace.ask("aardvark").results[0].path == "a.md"
@@ -378,9 +378,10 @@ def test_paths_limits_a_run_to_those_paths(tmp_path):
         assert sorted((o.path, o.status) for o in report.outcomes) == [("a.md", "deleted"), ("b.md", "indexed")]
 
 
-def test_a_step_over_named_notes_does_not_walk_the_root(tmp_path, monkeypatch):
-    from palace.mine import run as mining
+def test_a_step_over_named_notes_does_not_walk_the_root(tmp_path):
     from palace.core import Palace
+    from palace.mine.options import MineOptions
+    from palace.mine.run import MineRun
 
     notes = tmp_path / "notes"
     notes.mkdir()
@@ -389,11 +390,12 @@ def test_a_step_over_named_notes_does_not_walk_the_root(tmp_path, monkeypatch):
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
 
-        def no_walk(*args, **kwargs):
-            raise AssertionError("the whole root was walked for a one-note step")
+        class NoWalk(MineRun):
+            def walk_root(self):
+                raise AssertionError("the whole root was walked for a one-note step")
 
-        monkeypatch.setattr(mining, "walk", no_walk)
         (notes / "a.md").write_text("# A\n\nAlice Chen joined Beta Labs.\n")
         (notes / "b.md").unlink()
-        report = palace.mine(notes, paths=["a.md", "b.md"], verify=True)
+        run = NoWalk(palace.store, palace.config, palace.registry, MineOptions(verify=True))
+        report = run.mine(notes, paths=["a.md", "b.md"])
         assert {(o.path, o.status) for o in report.outcomes} == {("a.md", "indexed"), ("b.md", "deleted")}

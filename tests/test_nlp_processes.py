@@ -7,8 +7,8 @@ import datetime as dt
 
 import pytest
 
-from palace.mine import run as mining
 from palace.errors import ConfigError
+from palace.mine.options import Machine, MineOptions, nlp_processes
 from palace.nlp.extraction import Extractor
 from palace.nlp.rules import RelationRules
 from palace.nlp.sentence import Context
@@ -37,22 +37,33 @@ def test_worker_processes_read_exactly_what_one_process_reads():
 
 def test_a_run_gets_one_process_unless_the_machine_has_cores_to_spare(monkeypatch, tmp_path):
     monkeypatch.delenv("PALACE_NLP_PROCESSES", raising=False)
-    monkeypatch.setattr(mining.os, "sched_getaffinity", lambda pid: {0, 1})
-    assert mining.nlp_processes(100_000, Config.load(tmp_path)) == 1  # two cores: spaCy and the embedder have one each
-    monkeypatch.setattr(mining.os, "sched_getaffinity", lambda pid: set(range(8)))
-    monkeypatch.setattr(mining, "_available_mb", lambda: 64_000)
-    assert mining.nlp_processes(100, Config.load(tmp_path)) == 1  # a watcher's save: no worker is worth starting
-    assert mining.nlp_processes(100_000, Config.load(tmp_path)) == 7  # every core but the embedder's
-    monkeypatch.setattr(mining, "_available_mb", lambda: 1_300)
-    assert mining.nlp_processes(100_000, Config.load(tmp_path)) == 3  # as many as the free memory holds
+    options = MineOptions()
+
+    def processes(drawers: int, machine: Machine, budget: MineOptions = options) -> int:
+        return nlp_processes(drawers, Config.load(tmp_path), budget, machine)
+
+    assert processes(100_000, Machine(cores=2, available_mb=64_000)) == 1  # spaCy and the embedder have one each
+    eight_cores = Machine(cores=8, available_mb=64_000)
+    assert processes(100, eight_cores) == 1  # a watcher's save: no worker is worth starting
+    assert processes(100_000, eight_cores) == 7  # every core but the embedder's
+    little_memory = Machine(cores=8, available_mb=1_300)
+    assert processes(100_000, little_memory) == 3  # as many as the free memory holds
+    assert processes(100_000, little_memory, MineOptions(worker_mb=650)) == 2  # at the budget's size per worker
+    assert processes(100_000, Machine(cores=8, available_mb=None)) == 1  # memory unknown: one worker's worth
+    assert processes(100, eight_cores, MineOptions(parallel_min_drawers=0)) == 7  # the threshold is the budget's
     (tmp_path / "config.json").write_text('{"nlp_processes": 2}')
-    assert mining.nlp_processes(100_000, Config.load(tmp_path)) == 2
-    assert mining.nlp_processes(100, Config.load(tmp_path)) == 1  # a save never starts workers, whatever the setting
+    assert processes(100_000, eight_cores) == 2
+    assert processes(100, eight_cores) == 1  # a save never starts workers, whatever the setting
     monkeypatch.setenv("PALACE_NLP_PROCESSES", "4")
-    assert mining.nlp_processes(100_000, Config.load(tmp_path)) == 4
+    assert processes(100_000, eight_cores) == 4
     monkeypatch.setenv("PALACE_NLP_PROCESSES", "many")
     with pytest.raises(ConfigError):
-        mining.nlp_processes(100_000, Config.load(tmp_path))
+        processes(100_000, eight_cores)
+
+
+def test_this_machine_is_measured():
+    here = Machine.here()
+    assert here.cores >= 1 and (here.available_mb is None or here.available_mb > 0)
 
 
 @pytest.mark.slow
@@ -67,9 +78,8 @@ def test_a_mine_with_worker_processes_holds_what_a_mine_without_holds(mined_samp
             " LEFT JOIN entities o ON o.id = f.object_id ORDER BY 1, 2, 3, 4, 6").fetchall()
 
     monkeypatch.setenv("PALACE_NLP_PROCESSES", "2")
-    monkeypatch.setattr(mining, "PARALLEL_MIN_DRAWERS", 0)  # the sample corpus is small
     with Palace.open(tmp_path / "palace") as palace:
-        palace.mine(sample_copy, wing="sample")
+        palace.mine(sample_copy, wing="sample", options=MineOptions(parallel_min_drawers=0))  # a small corpus
         spread = [tuple(r) for r in graph(palace)]
     with Palace.open(mined_sample[0], create=False) as palace:
         assert spread == [tuple(r) for r in graph(palace)] and len(spread) > 100

@@ -277,7 +277,7 @@ def test_a_known_name_in_lower_case_links_to_its_entity_whatever_the_mining_orde
                 "SELECT m.surface, e.name, m.extractor FROM mentions m JOIN entities e ON e.id = m.entity_id"
                 " JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id WHERE f.path = '2024-03-02.md'"
             ).fetchall()
-            assert [tuple(r) for r in rows] == [("leadership council", "the Leadership Council", "palace.graph.lowercase.v1")], order
+            assert [tuple(r) for r in rows] == [("leadership council", "the Leadership Council", "palace.lowercase.v1")], order
 
 
 def test_a_phrase_written_mostly_in_lower_case_is_not_taken_for_a_name(notes, tmp_path):
@@ -286,7 +286,7 @@ def test_a_phrase_written_mostly_in_lower_case_is_not_taken_for_a_name(notes, tm
     write(notes, {"2024-03-01.md": f"# Minutes\n\n{capitalised}\n"})
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
-        lowercase = "SELECT count(*) FROM mentions WHERE extractor = 'palace.graph.lowercase.v1'"
+        lowercase = "SELECT count(*) FROM mentions WHERE extractor = 'palace.lowercase.v1'"
         read = "SELECT count(*) FROM mentions m JOIN entities e ON e.id = m.entity_id WHERE e.key = 'triage working group'"
         assert palace.conn.execute(read).fetchone()[0] == 3
         write(notes, {"2024-03-02.md": "# Chat\n\nthe triage working group is busy, and the triage working group"

@@ -20,7 +20,6 @@ import pytest
 from palace.core import Palace
 from palace.errors import AlreadyWatching
 from palace.ops.daemon import read_state
-from palace.mine.watch import Watcher
 
 pytestmark = pytest.mark.slow  # processes, kills and watchers: the full suite, not the fast tier
 
@@ -57,7 +56,7 @@ def notes(tmp_path):
 
 @pytest.fixture
 def watcher(tmp_path, notes):
-    w = Watcher(tmp_path / "palace", [notes], debounce=0.2)
+    w = Palace.watcher(tmp_path / "palace", [notes], debounce=0.2)
     w.start()
     assert w.wait_ready(120)
     yield w
@@ -173,7 +172,7 @@ def test_a_burst_of_500_files_while_ask_runs_beside_it(watcher, notes, tmp_path)
 
 def test_catch_up_after_downtime_finds_changes_by_hash(tmp_path, notes):
     palace_dir = tmp_path / "palace"
-    first = Watcher(palace_dir, [notes], debounce=0.2)
+    first = Palace.watcher(palace_dir, [notes], debounce=0.2)
     first.start()
     assert first.wait_ready(120)
     (notes / "kept.md").write_text("# Kept\n\nThe zebra plan.\n")
@@ -186,7 +185,7 @@ def test_catch_up_after_downtime_finds_changes_by_hash(tmp_path, notes):
     os.utime(notes / "kept.md", ns=(st.st_atime_ns, st.st_mtime_ns))
     (notes / "new.md").write_text("# New\n\nWritten while the watcher was down.\n")
     (notes / "gone.md").unlink()
-    second = Watcher(palace_dir, [notes], debounce=0.2)
+    second = Palace.watcher(palace_dir, [notes], debounce=0.2)
     second.start()
     try:
         assert second.wait_ready(120)
@@ -199,7 +198,7 @@ def test_catch_up_after_downtime_finds_changes_by_hash(tmp_path, notes):
 
 def test_one_watcher_per_palace(watcher, notes, tmp_path):
     with pytest.raises(AlreadyWatching, match=f"pid {os.getpid()}"):
-        Watcher(tmp_path / "palace", [notes]).start()
+        Palace.watcher(tmp_path / "palace", [notes]).start()
     state = read_state(tmp_path / "palace")
     assert state["ready"] and state["health"] == "healthy" and state["roots"][0]["observer"] == "native"
 
@@ -217,7 +216,7 @@ def test_a_root_that_goes_away_and_comes_back(watcher, notes, tmp_path):
 
 def test_a_watched_palace_holds_what_a_fresh_mine_holds(tmp_path, notes):
     watched = tmp_path / "watched"
-    w = Watcher(watched, [notes], debounce=0.2)
+    w = Palace.watcher(watched, [notes], debounce=0.2)
     w.start()
     try:
         assert w.wait_ready(120)
@@ -293,7 +292,7 @@ def test_polling_takes_over_when_native_events_fail(tmp_path, notes, monkeypatch
         raise OSError(errno.ENOSPC, "inotify watch limit reached")
 
     monkeypatch.setattr(Observer, "schedule", no_more_watches)
-    w = Watcher(tmp_path / "palace", [notes], debounce=0.2, poll_interval=0.3)
+    w = Palace.watcher(tmp_path / "palace", [notes], debounce=0.2, poll_interval=0.3)
     w.start()
     try:
         assert w.wait_ready(120)
@@ -307,7 +306,7 @@ def test_polling_takes_over_when_native_events_fail(tmp_path, notes, monkeypatch
 
 
 def test_a_palace_inside_the_watched_folder_does_not_wake_it(tmp_path, notes, outcomes):
-    w = Watcher(notes / "palace-data", [notes], debounce=0.2)
+    w = Palace.watcher(notes / "palace-data", [notes], debounce=0.2)
     w.start()
     try:
         assert w.wait_ready(120)
@@ -357,14 +356,14 @@ def test_stop_during_a_long_catch_up_is_prompt_and_loses_nothing(tmp_path, notes
     for i in range(400):
         (notes / f"n-{i:03}.md").write_text(f"# Note {i}\n\nMara Bos and Josh Stone met about item {i} in Lisbon.\n")
     palace_dir = tmp_path / "palace"
-    w = Watcher(palace_dir, [notes], debounce=0.2)
+    w = Palace.watcher(palace_dir, [notes], debounce=0.2)
     w.start()
     assert wait_for(lambda: len(drawers(palace_dir)) > 5, timeout=120)
     started = time.monotonic()
     w.stop()
     assert time.monotonic() - started < 30  # it stops between notes, not after all 400
     assert read_state(palace_dir)["stopped_at"]
-    again = Watcher(palace_dir, [notes], debounce=0.2)
+    again = Palace.watcher(palace_dir, [notes], debounce=0.2)
     again.start()
     try:
         assert again.wait_ready(300)
@@ -381,7 +380,7 @@ def test_two_folders_of_one_name_are_refused(tmp_path):
     (tmp_path / "a" / "notes").mkdir(parents=True)
     (tmp_path / "b" / "notes").mkdir(parents=True)
     with pytest.raises(UsageError, match="two folders would be the wing 'notes'"):
-        Watcher(tmp_path / "palace", [tmp_path / "a" / "notes", tmp_path / "b" / "notes"])
+        Palace.watcher(tmp_path / "palace", [tmp_path / "a" / "notes", tmp_path / "b" / "notes"])
 
 
 def test_an_editor_file_that_a_scan_recorded_leaves_when_it_is_deleted(watcher, notes, tmp_path):
@@ -414,6 +413,25 @@ def test_palace_mine_refuses_while_a_watcher_runs_and_ask_never_crashes_beside_i
     assert codes and all(code == 0 for code, _ in codes), codes  # no crash while the watcher writes Chroma
 
 
+def test_a_mine_step_holds_the_write_lock_so_a_short_write_never_races_it(watcher, notes, tmp_path):
+    from palace.errors import PalaceBusy
+    from palace.ops.locks import mine_running, write_lock
+
+    palace_dir = tmp_path / "palace"
+    with write_lock(palace_dir, "add a fact"):  # another process's short write, in progress
+        (notes / "held.md").write_text("# Held\n\nThe Osprey project began in May.\n")
+        assert wait_for(lambda: watcher.state.mining == ["held.md"])  # its step is due...
+        time.sleep(0.5)
+        assert "held.md" not in drawers(palace_dir)  # ... and waits for the write at hand
+    assert wait_for(lambda: "held.md" in drawers(palace_dir)) and watcher.wait_idle()
+    (notes / "slow.md").write_text("# Slow\n\n" + "\n\n".join(
+        f"## Part {i}\n\nThe harbor crew logged crate {i} at dock seven before noon." for i in range(400)))
+    assert wait_for(lambda: mine_running(palace_dir), timeout=60)  # a step holds the lock while it mines...
+    with pytest.raises(PalaceBusy), write_lock(palace_dir, "add a fact", wait=0.0):
+        pass  # ... so a short write waits for it (here not at all: it is refused)
+    assert watcher.wait_idle(300) and "slow.md" in drawers(palace_dir)
+
+
 def test_a_stale_heartbeat_is_reported_degraded(tmp_path):
     import datetime as dt
     import json
@@ -441,12 +459,11 @@ def test_a_stale_heartbeat_is_reported_degraded(tmp_path):
         lock.release()
 
 
-def test_a_long_note_gives_way_to_notes_saved_while_it_is_read(tmp_path, notes, outcomes, monkeypatch):
-    from palace.mine import run as mining
+def test_a_long_note_gives_way_to_notes_saved_while_it_is_read(tmp_path, notes, outcomes):
+    from palace.mine.options import MineOptions
 
-    monkeypatch.setattr(mining, "LARGE_NOTE_DRAWERS", 10)  # steps of 10 drawers, scaled down to a test
-    monkeypatch.setattr(mining, "PROGRESS_EVERY", 5)
-    w = Watcher(tmp_path / "palace", [notes], debounce=0.2)
+    budget = MineOptions(large_note_drawers=10, progress_every=5)  # steps of 10 drawers, scaled down to a test
+    w = Palace.watcher(tmp_path / "palace", [notes], debounce=0.2, options=budget)
     w.start()
     try:
         assert w.wait_ready(120)

@@ -102,46 +102,69 @@ def extract_text(
     predicates, value lexicons and date order apply. ``extractor`` reuses a loaded
     :class:`Extractor` (the eval passes one for hundreds of texts; it must trace to list
     rejections). Nothing is stored. Raises :class:`palace.errors.UsageError` for a
-    malformed ``config.json``.
+    malformed ``config.json`` or front matter that cannot be read.
     """
     from palace.config import Config
-    from palace.nlp.chunking import chunk_markdown
-    from palace.nlp.dates import DateInterval
+    from palace.graph.temporal import load_registry, load_values
+    from palace.nlp.dates import numeric_date_order
     from palace.nlp.extraction import Extraction, Extractor
     from palace.nlp.lines import LineReader
     from palace.nlp.rules import RelationRules
     from palace.nlp.sentence import Context
-    from palace.mine.reading import split_front_matter
-    from palace.graph.temporal import load_registry, load_values
 
     config = config if config is not None else Config()
     registry = load_registry(config)
     if extractor is None:
         extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(config)), trace=True)
-    if owner is None:
-        owner = config.owner
+    metadata, body_start, title = _front_matter(text, title)
+    reading = _Reading(registry, date)
+    front = LineReader(extractor.rules, extractor.label_of).front_matter(metadata, title) if extractor.rules is not None else []
+    for relation in front:
+        reading.add(relation, Extraction(base=date), 1, relation.quote or "")
+    context = Context(title=title, owner=owner if owner is not None else config.owner,
+                      date_order=numeric_date_order(text[body_start:]) or config.date_order)
+    reading.read_drawers(extractor, text, body_start, context)
+    return ExtractResult(date.isoformat(), title, tuple(reading.entities), tuple(reading.facts),
+                         tuple(reading.rejected))
+
+
+def _front_matter(text: str, title: str) -> tuple[dict, int, str]:
+    """The note's front matter, where its body starts, and its title (``title`` when
+    given, else front matter ``title``, else its first ``#`` heading in the first 20
+    lines of the body, else empty). Raises :class:`UsageError` for front matter that
+    cannot be read."""
     from palace.errors import UsageError
-    from palace.mine.reading import Unreadable
+    from palace.mine.reading import Unreadable, split_front_matter
 
     try:
         metadata, body_start = split_front_matter(text)
     except Unreadable as exc:
         raise UsageError(f"the text cannot be read: {exc.reason}", hint="shorten or simplify its front matter") from None
-    body = text[body_start:]
     if not title:
         title = str(metadata.get("title") or "").strip() or next(
-            (line.strip()[2:].strip() for line in body.splitlines()[:20] if line.strip().startswith("# ")), "")
-    # drawers as mining cuts them would need the embedder's tokenizer; a word count
-    # is close enough for reading facts (a drawer only bounds pronoun look-back)
-    chunks = chunk_markdown(text, body_start=body_start, max_tokens=200,
-                            count_tokens=lambda texts: [len(t.split()) * 4 // 3 + 1 for t in texts])
-    facts: list[ReadFact] = []
-    rejected: list[Rejection] = []
-    entities: dict[tuple[str, str], None] = {}
-    when = DateInterval(date, date + dt.timedelta(days=1), "day")
+            (line.strip()[2:].strip() for line in text[body_start:].splitlines()[:20] if line.strip().startswith("# ")),
+            "")
+    return metadata, body_start, title
 
-    def add(relation, found: Extraction, line: int, sentence: str) -> None:
-        spec = registry.get(relation.predicate)
+
+class _Reading:
+    """What :func:`extract_text` collects from one text dated ``date``: the ``facts`` mining
+    would store, the ``rejected`` candidates and the named ``entities`` (in order)."""
+
+    def __init__(self, registry: dict, date: dt.date) -> None:
+        from palace.nlp.dates import DateInterval
+
+        self.registry = registry
+        self.when = DateInterval(date, date + dt.timedelta(days=1), "day")
+        self.facts: list[ReadFact] = []
+        self.rejected: list[Rejection] = []
+        self.entities: dict[tuple[str, str], None] = {}
+
+    def add(self, relation, found, line: int, sentence: str) -> None:
+        """Keep ``relation`` (read in ``found``, an :class:`Extraction`, at ``line``,
+        quoting ``sentence``) as the fact mining would store, if its predicate is known
+        and it has a subject."""
+        spec = self.registry.get(relation.predicate)
         if spec is None:
             return
         subject = relation.subject_name or (found.entities[relation.subject].name if relation.subject is not None else None)
@@ -149,36 +172,40 @@ def extract_text(
             return
         obj = (found.entities[relation.object].name if relation.object is not None
                else relation.value or relation.object_name)
-        time = found.fact_time(relation, spec.kind, when)
-        start, end, granularity, source = time.start, time.end, time.granularity, time.source
-        facts.append(ReadFact(
+        time = found.fact_time(relation, spec.kind, self.when)
+        self.facts.append(ReadFact(
             subject=subject, predicate=relation.predicate, object=obj,
-            valid_from=start.isoformat() if start else None, valid_to=end.isoformat() if end else None,
-            granularity=granularity, evidence=relation.evidence, rule=relation.rule,
+            valid_from=time.start.isoformat() if time.start else None,
+            valid_to=time.end.isoformat() if time.end else None,
+            granularity=time.granularity, evidence=relation.evidence, rule=relation.rule,
             route="one: supersedes" if spec.cardinality == "one" else "many: coexists",
-            date_source=source, sentence=sentence, line=line, kind=spec.kind, ending=relation.ending,
+            date_source=time.source, sentence=sentence, line=line, kind=spec.kind, ending=relation.ending,
             confidence=relation.confidence,
         ))
 
-    front = LineReader(extractor.rules, extractor.label_of).front_matter(metadata, title) if extractor.rules is not None else []
-    for relation in front:
-        add(relation, Extraction(base=date), 1, relation.quote or "")
-    from palace.nlp.dates import numeric_date_order
+    def read_drawers(self, extractor: "Extractor", text: str, body_start: int, context) -> None:
+        """Cut ``text`` into drawers and read each with ``extractor`` (``context``: the
+        note's :class:`palace.nlp.sentence.Context`, each drawer's heading added)."""
+        from dataclasses import replace
 
-    order = numeric_date_order(body) or config.date_order
-    items = [(c.text, date, Context(title=title, heading=c.heading_path[-1] if c.heading_path else "", owner=owner,
-                                    date_order=order))
-             for c in chunks]
-    for chunk, found in zip(chunks, extractor.extract_many(items)):
-        for mention in found.entities:
-            entities.setdefault((mention.name, mention.label), None)
-        for relation in found.relations:
-            line = chunk.line_start + chunk.text.count("\n", 0, relation.start)
-            add(relation, found, line, " ".join(chunk.text[relation.start:relation.end].split()))
-        for candidate in found.rejected:
-            rejected.append(Rejection(
-                sentence=" ".join(chunk.text[candidate.start:candidate.end].split()),
-                line=chunk.line_start + chunk.text.count("\n", 0, candidate.start), rule=candidate.rule,
-                predicate=candidate.predicate, reason=candidate.reason, subject=candidate.subject,
-                object=candidate.object))
-    return ExtractResult(date.isoformat(), title, tuple(entities), tuple(facts), tuple(rejected))
+        from palace.nlp.chunking import chunk_markdown
+
+        # drawers as mining cuts them would need the embedder's tokenizer; a word count
+        # is close enough for reading facts (a drawer only bounds pronoun look-back)
+        chunks = chunk_markdown(text, body_start=body_start, max_tokens=200,
+                                count_tokens=lambda texts: [len(t.split()) * 4 // 3 + 1 for t in texts])
+        day = self.when.start
+        items = [(c.text, day, replace(context, heading=c.heading_path[-1] if c.heading_path else ""))
+                 for c in chunks]
+        for chunk, found in zip(chunks, extractor.extract_many(items)):
+            for mention in found.entities:
+                self.entities.setdefault((mention.name, mention.label), None)
+            for relation in found.relations:
+                line = chunk.line_start + chunk.text.count("\n", 0, relation.start)
+                self.add(relation, found, line, " ".join(chunk.text[relation.start:relation.end].split()))
+            for candidate in found.rejected:
+                self.rejected.append(Rejection(
+                    sentence=" ".join(chunk.text[candidate.start:candidate.end].split()),
+                    line=chunk.line_start + chunk.text.count("\n", 0, candidate.start), rule=candidate.rule,
+                    predicate=candidate.predicate, reason=candidate.reason, subject=candidate.subject,
+                    object=candidate.object))

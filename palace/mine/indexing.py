@@ -18,11 +18,13 @@ import threading
 import weakref
 from typing import TYPE_CHECKING
 
-from palace.store import sqlite as store
+from palace.store import sqlite as db
+from palace.store.drawers import clear_tombstones, existing_ids, mark_embedded, tombstoned_ids, unembedded_drawers
+from palace.store.upkeep import count_drawers, drawer_ids, mark_for_embedding
 from palace.store.vectors import date_number, usable
 
 if TYPE_CHECKING:
-    from palace.core import Palace
+    from palace.store.store import Store
 
 __all__ = ["EmbedWorker", "embed_input", "embed_pending", "find_lost_vectors", "flush_tombstones", "unembedded"]
 
@@ -46,18 +48,11 @@ def embed_input(title: str, heading_path: tuple[str, ...], text: str) -> str:
     return f"{prefix}\n{text}" if prefix else text
 
 
-def unembedded(conn, file_id: int | None = None) -> list[tuple[str, str, str, dict]]:
-    """Drawers whose vectors are not yet in Chroma: ``(id, embed input, embed_hash, metadata)``."""
-    sql = (
-        "SELECT d.id, d.text, d.heading_path, d.embed_hash, d.date_start, d.date_end, f.title, f.wing,"
-        " f.room, f.path FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.embedded = 0"
-    )
-    params: tuple = ()
-    if file_id is not None:
-        sql += " AND d.file_id = ?"
-        params = (file_id,)
+def unembedded(conn: sqlite3.Connection, file_id: int | None = None) -> list[tuple[str, str, str, dict]]:
+    """Drawers whose vectors are not yet in the vector store (of one file, or of all):
+    ``(id, embed input, embed_hash, metadata)``."""
     out = []
-    for row in conn.execute(sql + " ORDER BY d.rowid", params):
+    for row in unembedded_drawers(conn, file_id):
         heading = tuple(json.loads(row["heading_path"]))
         meta = {
             "wing": row["wing"], "room": row["room"], "embed_hash": row["embed_hash"],  # no path: forget leaves none
@@ -76,8 +71,8 @@ class EmbedWorker:
     both cores embed the tail. Each consumer writes through its own SQLite connection (WAL).
     """
 
-    def __init__(self, palace: "Palace", embedder, cancel: threading.Event | None = None) -> None:
-        self.palace = palace
+    def __init__(self, store: "Store", embedder, cancel: threading.Event | None = None) -> None:
+        self.store = store
         self.embedder = embedder
         self.cancel = cancel or threading.Event()  # set: stop after the batch at hand
         self.queue: "queue.Queue[list | None]" = queue.Queue()
@@ -87,9 +82,11 @@ class EmbedWorker:
         self._lock = threading.Lock()
 
     def start(self) -> None:
+        """Start the embedding thread."""
         self.thread.start()
 
     def submit(self, items: list) -> None:
+        """Queue drawers (as :func:`unembedded` lists them) in batches of :data:`EMBED_BATCH`."""
         for i in range(0, len(items), EMBED_BATCH):
             self.queue.put(items[i:i + EMBED_BATCH])
 
@@ -102,7 +99,7 @@ class EmbedWorker:
                 if batch is None:
                     self.queue.put(None)  # leave the sentinel for the worker
                     break
-                self._embed(self.palace.conn, batch)
+                self._embed(self.store.conn, batch)
         finally:
             self.thread.join()
         if self.cancel.is_set():  # the worker may be waiting on an empty queue
@@ -113,7 +110,7 @@ class EmbedWorker:
         return self.count
 
     def _run(self) -> None:
-        conn = store.connect(self.palace.path)
+        conn = db.connect(self.store.path)
         try:
             while True:
                 batch = self.queue.get()
@@ -129,7 +126,7 @@ class EmbedWorker:
     def _embed(self, conn: sqlite3.Connection, batch: list) -> None:
         import numpy as np
 
-        vectors_index = self.palace.vectors
+        vectors_index = self.store.vectors
         known = {h: v for h, v in vectors_index.vectors_by_embed_hash([item[2] for item in batch]).items()
                  if usable(v.reshape(1, -1))[0]}  # a damaged vector is never copied
         missing = [item for item in batch if item[2] not in known]
@@ -141,16 +138,16 @@ class EmbedWorker:
                 self.count += len(missing)
         vectors = np.stack([known[item[2]] for item in batch])
         vectors_index.upsert([item[0] for item in batch], vectors, [item[3] for item in batch])
-        ids = [(item[0],) for item in batch]
-        store.retry_locked(lambda: mark_embedded(conn, ids), cancel=self.cancel)
+        ids = [item[0] for item in batch]
+
+        def mark() -> None:
+            with db.transaction(conn):
+                mark_embedded(conn, ids)
+
+        db.retry_locked(mark, cancel=self.cancel)
 
 
 _ONE_CORE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def mark_embedded(conn: sqlite3.Connection, ids: list[tuple[str]]) -> None:
-    with store.transaction(conn):
-        conn.executemany("UPDATE drawers SET embedded = 1 WHERE id = ?", ids)
 
 
 def one_core(embedder):
@@ -169,39 +166,40 @@ def one_core(embedder):
     return embedder
 
 
-def embed_pending(palace: "Palace", cancel: threading.Event | None = None) -> int:
-    """Embed every drawer not yet in the vector store (``embedded = 0``), from its stored
-    text, in batches that each commit: a kill loses at most the batch at hand, and the
-    next call goes on from there. Returns how many were embedded."""
-    palace.check_model(record=True)
-    worker = EmbedWorker(palace, one_core(palace.embedder), cancel)
+def embed_pending(store: "Store", cancel: threading.Event | None = None) -> int:
+    """Embed every drawer of ``store`` not yet in its vector store (``embedded = 0``),
+    from its stored text, in batches that each commit: a kill loses at most the batch at
+    hand, and the next call goes on from there. Returns how many were embedded. Raises
+    :class:`palace.errors.ModelMismatch` when the palace was built with another model."""
+    store.check_model(record=True)
+    worker = EmbedWorker(store, one_core(store.embedder), cancel)
     worker.start()
-    worker.submit(unembedded(palace.conn))
+    worker.submit(unembedded(store.conn))
     return worker.finish()
 
 
-def find_lost_vectors(palace: "Palace") -> int:
-    """Mark for embedding the drawers whose vectors are no longer in Chroma (``chroma/``
-    deleted or damaged, a restore from an older backup): this run embeds them again from
-    the stored texts. Returns how many were lost."""
-    conn = palace.conn
-    marked = conn.execute("SELECT count(*) FROM drawers WHERE embedded = 1").fetchone()[0]
-    if not marked or palace.vectors.count() >= marked:
+def find_lost_vectors(store: "Store") -> int:
+    """Mark for embedding the drawers whose vectors are no longer in the vector store
+    (``chroma/`` deleted or damaged, a restore from an older backup): the run embeds them
+    again from the stored texts. Returns how many were lost."""
+    conn = store.conn
+    marked = count_drawers(conn, embedded=True)
+    if not marked or store.vectors.count() >= marked:
         return 0
-    present = palace.vectors.ids()
-    lost = [d for (d,) in conn.execute("SELECT id FROM drawers WHERE embedded = 1") if d not in present]
-    with store.transaction(conn):
-        conn.executemany("UPDATE drawers SET embedded = 0 WHERE id = ?", [(d,) for d in lost])
+    present = store.vectors.ids()
+    lost = sorted(drawer_ids(conn, embedded=True) - present)
+    with db.transaction(conn):
+        mark_for_embedding(conn, lost)
     return len(lost)
 
 
-def flush_tombstones(palace: "Palace") -> None:
-    """Delete tombstoned vectors from Chroma, then forget the tombstones."""
-    ids = [r[0] for r in palace.conn.execute("SELECT drawer_id FROM vector_tombstones")]
+def flush_tombstones(store: "Store") -> None:
+    """Delete tombstoned vectors from the vector store (those of drawers that are not
+    back), then forget the tombstones."""
+    ids = tombstoned_ids(store.conn)
     if not ids:
         return
-    live = {r[0] for r in palace.conn.execute(
-        "SELECT id FROM drawers WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))}
-    palace.vectors.delete([i for i in ids if i not in live])
-    with store.transaction(palace.conn):
-        palace.conn.executemany("DELETE FROM vector_tombstones WHERE drawer_id = ?", [(i,) for i in ids])
+    live = existing_ids(store.conn, ids)
+    store.vectors.delete([i for i in ids if i not in live])
+    with db.transaction(store.conn):
+        clear_tombstones(store.conn, ids)

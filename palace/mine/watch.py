@@ -8,16 +8,25 @@ One watcher per palace (a lock file). The flow:
 2. Events are **coalesced per path** into a queue, keeping the time of the last one.
    Editor temp, swap, backup and lock files (:func:`palace.mine.discovery.is_editor_artifact`)
    and anything inside hidden or skipped folders never enter it. A move queues both ends,
-   so :func:`palace.mine.run.mine` sees the note leave one path and appear at another and
-   keeps its drawers and vectors. A folder event or a change of ``.gitignore`` /
-   ``.palaceignore`` queues a scan of the whole root.
+   so the mine run (:class:`palace.mine.run.MineRun`) sees the note leave one path and
+   appear at another and keeps its drawers and vectors. A folder event or a change of
+   ``.gitignore`` / ``.palaceignore`` queues a scan of the whole root.
 3. A path is **due** once it has been quiet for ``debounce`` seconds, whatever sequence
    of events its editor's save produced (vim: rename to a backup, write a new file,
    delete the backup — one modification). Due paths of a root are mined together by the
-   same per-file step as ``palace mine`` (``mine(paths=…)``), whose NLP runs inside a
-   spaCy ``memory_zone`` so that a long-running watcher's string store does not grow.
+   same per-file step as ``palace mine`` (a :class:`palace.mine.run.MineRun` over those
+   paths), whose NLP runs inside a spaCy ``memory_zone`` so that a long-running watcher's
+   string store does not grow. Each step holds the palace's write lock
+   (:func:`palace.ops.locks.write_lock`), so a short write of another process — a fact
+   added, a review — waits for the step at hand instead of racing it.
 4. At start, before it reports itself ready, each root is caught up: a whole mine with
-   ``verify=True`` (hashes, not only mtimes) finds what changed while it was not running.
+   ``verify`` (hashes, not only mtimes) finds what changed while it was not running.
+
+The watcher never imports the handle: it is given ``open_palace``, a callable that opens
+the palace at a path as a context manager giving what a run needs (:class:`Opened`:
+its ``store``, ``config`` and ``registry``). :meth:`palace.core.Palace.watcher` builds
+one with :meth:`palace.core.Palace.open` (so a watcher beside a warm server mines with
+the server's lent handle); ``palace watch`` and the daemon's child use it.
 
 A root that disappears, or a mine that raises, is logged and retried with exponential
 backoff (1 s doubling to 60 s); the watcher thread never dies silently — its state is in
@@ -35,19 +44,31 @@ import logging
 import os
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Callable, ContextManager, Protocol
 
 from palace.mine.discovery import IGNORE_FILES, SKIPPED_FOLDERS, is_editor_artifact
-from palace.errors import UsageError
-from palace.ops.locks import WATCH_LOCK, WATCH_PID, try_lock, unlock, watcher_pid
+from palace.mine.options import MineCallbacks, MineOptions
+from palace.mine.run import MineRun
+from palace.errors import PalaceBusy, UsageError
+from palace.ops.locks import WATCH_LOCK, WATCH_PID, try_lock, unlock, watcher_pid, write_lock
 from palace.ops.daemon import STATE_FILE, already_watching
+
+if TYPE_CHECKING:
+    from palace.config import Config
+    from palace.mine.outcomes import MineReport
+    from palace.store.store import Store
 
 log = logging.getLogger("palace.watch")
 
 DEBOUNCE_S = 0.5
 HEARTBEAT_S = 5.0
 MAX_BACKOFF_S = 60.0
+#: how long a mine step waits for the write lock a short write (a fact added, a review)
+#: holds, in seconds, as long as such a write waits for a step (then the step fails and
+#: the root is retried with backoff)
+STEP_LOCK_WAIT_S = 10.0
 #: File systems where inotify sees no change made by another machine: poll them.
 NETWORK_FS = frozenset({"nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "davfs", "fuse.sshfs",
                         "fuse.rclone", "fuse.s3fs", "ceph", "glusterfs", "lustre"})
@@ -92,6 +113,20 @@ class WatchState:
     problems: list[str] = field(default_factory=list)
     heartbeat: str = ""
     stopped_at: str | None = None
+
+
+class Opened(Protocol):
+    """What the watcher needs of an open palace (:class:`palace.core.Palace` is one):
+    the store a run writes, the settings and the predicate registry (read again for each
+    step, so an edit of ``config.json`` is followed)."""
+
+    store: "Store"
+
+    @property
+    def config(self) -> "Config": ...
+
+    @property
+    def registry(self) -> dict: ...
 
 
 def now_iso() -> str:
@@ -327,14 +362,19 @@ class Watcher:
     wing, named after the folder as ``palace mine`` names it).
 
     :meth:`start` takes the palace's lock (raises :class:`AlreadyWatching`), starts the
-    observers and the watcher thread, which catches each root up and then mines due
-    paths; :meth:`stop` ends both cleanly. ``debounce``: seconds a path must be quiet;
-    ``polling``: force the polling observer. Raises :class:`UsageError` for a root that
-    is not a folder.
+    observers and the watcher thread, which opens the palace with ``open_palace``
+    (``open_palace(palace_dir)``: a context manager giving an :class:`Opened`), catches
+    each root up and then mines due paths; :meth:`stop` ends both cleanly. ``debounce``:
+    seconds a path must be quiet; ``polling``: force the polling observer
+    (``poll_interval`` seconds apart); ``options``: the budget of each mine step
+    (:class:`MineOptions`; its ``verify`` is the watcher's to set). Raises
+    :class:`UsageError` for a root that is not a folder. Build it with
+    :meth:`palace.core.Palace.watcher`.
     """
 
-    def __init__(self, palace_dir: Path, roots: list[Path], *, debounce: float = DEBOUNCE_S,
-                 polling: bool = False, poll_interval: float = 1.0) -> None:
+    def __init__(self, palace_dir: Path, roots: list[Path], *,
+                 open_palace: Callable[[Path], ContextManager[Opened]], debounce: float = DEBOUNCE_S,
+                 polling: bool = False, poll_interval: float = 1.0, options: MineOptions | None = None) -> None:
         if not roots:
             raise UsageError("no folder to watch", hint="palace watch NOTES_DIR")
         self.palace_dir = Path(palace_dir)
@@ -349,6 +389,8 @@ class Watcher:
         if twice:
             raise UsageError(f"two folders would be the wing {twice[0]!r}: {', '.join(str(r) for r in self.roots if r.name == twice[0])}",
                              hint="watch them from separate palaces, or mine one with `palace mine --wing`")
+        self.open_palace = open_palace
+        self.options = options or MineOptions()
         self.debounce = debounce
         self.polling = polling
         self.poll_interval = poll_interval
@@ -485,10 +527,8 @@ class Watcher:
     # -- the watcher thread --------------------------------------------------------
 
     def _run(self) -> None:
-        from palace.core import Palace
-
         try:
-            with Palace.open(self.palace_dir) as palace:
+            with self.open_palace(self.palace_dir) as palace:
                 for index in range(len(self.roots)):
                     self._catch_up(palace, index)
                 # spaCy, Chroma and the model stay for the watcher's life: collect once, then
@@ -573,9 +613,7 @@ class Watcher:
         """A long note's progress, shown in ``watch.json``'s ``mining`` (at most every few
         seconds: the heartbeat thread writes the state too). Also notes whether the note
         has just committed a step (see :class:`_Yielding`)."""
-        from palace.mine import run as mining
-
-        step = mining.LARGE_NOTE_DRAWERS
+        step = self.options.large_note_drawers
         self._step_committed = total > step and read < total and read % step == 0
         label = f"{path} ({read}/{total} drawers)"
         self.state.mining = [label] + [m for m in self.state.mining if not m.startswith(f"{path} (") and m != path]
@@ -597,10 +635,10 @@ class Watcher:
         self._step_committed = False
         cancel = _Yielding(self._stop, lambda: self._step_committed and self.queue.has_due(self.debounce))
         try:
-            from palace.mine.run import mine  # the flow itself: Palace.mine refuses beside a watcher
-
-            report = mine(palace, root, wing=state.wing, paths=paths, verify=verify, cancel=cancel,
-                          on_progress=self._progress)
+            report = self._run_step(palace, index, paths, verify, cancel)
+        except PalaceBusy as exc:  # a short write held the lock too long: try again later
+            self._fail(index, f"mining {root} waited for the write lock in vain: {exc.message}")
+            return False
         except UsageError as exc:  # e.g. the wing belongs to another folder: retrying cannot help
             state.state, state.reason = "refused", exc.message
             self._error(index, f"{root}: {exc.message}" + (f" ({exc.hint})" if exc.hint else ""))
@@ -626,6 +664,18 @@ class Watcher:
         self.state.updates += 1
         self.state.last_update = now_iso()
         return True
+
+    def _run_step(self, palace: Opened, index: int, paths: set[str] | None, verify: bool,
+                  cancel: "_Yielding") -> "MineReport":
+        """One mine step of root ``index`` through the flow (:class:`MineRun`:
+        ``Palace.mine`` refuses beside a watcher), holding the palace's write lock for
+        it. Raises :class:`PalaceBusy` when another process's write holds the lock for
+        :data:`STEP_LOCK_WAIT_S`."""
+        options = replace(self.options, verify=verify)
+        callbacks = MineCallbacks(on_progress=self._progress, cancel=cancel)  # type: ignore[arg-type]
+        with write_lock(self.palace_dir, "mine", wait=STEP_LOCK_WAIT_S):
+            run = MineRun(palace.store, palace.config, palace.registry, options, callbacks)
+            return run.mine(self.roots[index], wing=self.state.roots[index].wing, paths=paths)
 
     def _fail(self, index: int, message: str) -> None:
         delay = min(MAX_BACKOFF_S, self._backoff.get(index, 0.5) * 2)

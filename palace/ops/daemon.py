@@ -85,6 +85,11 @@ class DaemonStatus:
         """``healthy`` or ``degraded`` while a watcher runs and has written its state."""
         return self.state.get("health") if self.running and self.state else None
 
+    @property
+    def log(self) -> Path:
+        """The watcher's log file, in the palace."""
+        return Path(self.palace) / LOG_FILE
+
 
 def daemon_status(palace_dir: Path) -> DaemonStatus:
     """The status of ``palace_dir``'s watcher (a stale heartbeat makes it degraded)."""

@@ -14,8 +14,8 @@ row's terms otherwise stay in its segments), the database vacuumed and its write
 log truncated — so the forgotten text is in no file of the palace. The audit
 (``forget_log``) keeps the kind, a SHA-256 of the target and the counts, no content. A
 forgotten path is not mined again: :func:`palace.store.drawers.forgotten_paths` is read by
-:func:`palace.mine.run.mine`, until :func:`allow` lifts it. Every read and delete of the
-tables is a function of :mod:`palace.store.forget`.
+the mine run (:meth:`palace.mine.run.MineRun.decide`), until :func:`allow` lifts it. Every
+read and delete of the tables is a function of :mod:`palace.store.forget`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 A drawer row and its FTS5 row (title, heading path, text, path; BM25 reads it) are
 written and removed together; a removed drawer leaves a tombstone for its vector (the
 vector store is cleaned after the run: :func:`palace.mine.indexing.flush_tombstones`). All
-inside the caller's transaction.
+inside the caller's transaction. The reads and marks that keep the vector store in step
+(``embedded``, tombstones: :mod:`palace.mine.indexing`) are here too.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import json
 import sqlite3
 
 __all__ = ["insert_drawer", "remove_drawer", "renumber_drawer", "save_file", "set_file_state", "move_file",
-           "move_wing_root"]
+           "move_wing_root", "drawers_of_file", "embed_hashes_of_file", "unembedded_drawers", "mark_embedded",
+           "tombstoned_ids", "existing_ids", "clear_tombstones"]
 
 
 def save_file(conn: sqlite3.Connection, values: dict, previous_id: int | None) -> int:
@@ -115,3 +117,54 @@ def forgotten_paths(conn: sqlite3.Connection) -> set[str]:
 def wings(conn: sqlite3.Connection) -> list[str]:
     """The wings of the palace (those with a note on record), sorted."""
     return sorted(r[0] for r in conn.execute("SELECT DISTINCT wing FROM files"))
+
+
+def drawers_of_file(conn: sqlite3.Connection, file_id: int) -> list[sqlite3.Row]:
+    """The drawers of a file, as rows of ``rowid`` and ``id``."""
+    return conn.execute("SELECT rowid, id FROM drawers WHERE file_id = ?", (file_id,)).fetchall()
+
+
+def embed_hashes_of_file(conn: sqlite3.Connection, file_id: int) -> dict[str, str]:
+    """``{drawer id: embed_hash}`` of a file's drawers: what each indexes (its text,
+    title and heading path), to keep the drawers an edit left unchanged."""
+    return dict(conn.execute("SELECT id, embed_hash FROM drawers WHERE file_id = ?", (file_id,)))
+
+
+# -- the drawers' vectors: which are in the vector store, which left it -------------------
+
+def unembedded_drawers(conn: sqlite3.Connection, file_id: int | None = None) -> list[sqlite3.Row]:
+    """The drawers whose vectors are not yet in the vector store (``embedded = 0``), of
+    one file or of all, in the order they were stored: rows of ``id``, ``text``,
+    ``heading_path`` (JSON), ``embed_hash``, ``date_start``, ``date_end`` and their file's
+    ``title``, ``wing``, ``room`` and ``path``."""
+    sql = (
+        "SELECT d.id, d.text, d.heading_path, d.embed_hash, d.date_start, d.date_end, f.title, f.wing,"
+        " f.room, f.path FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.embedded = 0"
+    )
+    params: tuple = ()
+    if file_id is not None:
+        sql += " AND d.file_id = ?"
+        params = (file_id,)
+    return conn.execute(sql + " ORDER BY d.rowid", params).fetchall()
+
+
+def mark_embedded(conn: sqlite3.Connection, ids: list[str]) -> None:
+    """The vector store now holds the vectors of the drawers ``ids``."""
+    conn.executemany("UPDATE drawers SET embedded = 1 WHERE id = ?", [(i,) for i in ids])
+
+
+def tombstoned_ids(conn: sqlite3.Connection) -> list[str]:
+    """The drawer ids whose vectors wait to be deleted from the vector store (their
+    drawers were removed: :func:`remove_drawer`)."""
+    return [r[0] for r in conn.execute("SELECT drawer_id FROM vector_tombstones")]
+
+
+def existing_ids(conn: sqlite3.Connection, ids: list[str]) -> set[str]:
+    """Which of the drawer ``ids`` exist (a removed drawer that came back, same text)."""
+    return {r[0] for r in conn.execute("SELECT id FROM drawers WHERE id IN (SELECT value FROM json_each(?))",
+                                       (json.dumps(ids),))}
+
+
+def clear_tombstones(conn: sqlite3.Connection, ids: list[str]) -> None:
+    """Forget the tombstones of ``ids``: the vector store no longer holds them."""
+    conn.executemany("DELETE FROM vector_tombstones WHERE drawer_id = ?", [(i,) for i in ids])

@@ -1,6 +1,6 @@
 """Reading entities: the one lookup of a name or alias (:func:`find_entities`), and the
 small reads about entities the graph flows make (names, aliases, where they are
-mentioned, the search of names by their words)."""
+mentioned, the search of names by their words, their count)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from palace.errors import UsageError
 from palace.nlp.names import entity_key
 
 __all__ = ["find_entities", "entity_named", "entity_by_key", "entity_names", "entity_name", "entity_type", "entity_kinds",
-           "aliases_of", "alias_entries", "home_wing", "mentioned_in_wing", "aliases_with_words", "all_entities"]
+           "aliases_of", "alias_entries", "home_wing", "mentioned_in_wing", "aliases_with_words", "all_entities", "count_entities"]
 
 
 def find_entities(conn: sqlite3.Connection, name: str) -> list[sqlite3.Row]:
@@ -136,6 +136,11 @@ def all_entities(conn: sqlite3.Connection) -> list[dict]:
         aliases.setdefault(entity_id, []).append({"alias": alias, "source": source})
     return [{"id": r["id"], "name": r["name"], "type": r["type"], "key": r["key"], "aliases": aliases.get(r["id"], [])}
             for r in conn.execute("SELECT id, name, type, key FROM entities ORDER BY id")]
+
+
+def count_entities(conn: sqlite3.Connection) -> int:
+    """How many entities the palace holds."""
+    return conn.execute("SELECT count(*) FROM entities").fetchone()[0]
 
 
 def _marks(values) -> str:

@@ -14,8 +14,8 @@ from dataclasses import astuple, dataclass, fields
 from palace.nlp.names import entity_key
 from palace.store.fact_states import invalidate
 
-__all__ = ["NewFact", "add_alias", "add_date_mention", "add_mention", "close_fact", "entity_id", "insert_fact",
-           "invalidate_facts", "live_group"]
+__all__ = ["NewFact", "add_alias", "add_date_mention", "add_mention", "close_fact", "count_live_facts", "entity_id",
+           "front_matter_facts", "insert_fact", "invalidate_facts", "live_group", "timeline_groups"]
 
 
 @dataclass(frozen=True)
@@ -140,3 +140,31 @@ def close_fact(conn: sqlite3.Connection, fact_id: int, valid_to: str | None, sup
     """Set where a fact's valid time ends (ISO day, None while current) and the fact
     that superseded it (None: it ended, or holds)."""
     conn.execute("UPDATE facts SET valid_to = ?, superseded_by = ? WHERE id = ?", (valid_to, superseded_by, fact_id))
+
+
+def front_matter_facts(conn: sqlite3.Connection, wing: str, path: str) -> list[sqlite3.Row]:
+    """The live facts (status ``live``) a note's front matter gave (extractor
+    ``…/front-matter-…``): rows of ``id``, ``subject_id``, ``predicate`` and ``sentence``
+    (the field as quoted)."""
+    return conn.execute(
+        "SELECT id, subject_id, predicate, sentence FROM facts WHERE wing = ? AND path = ? AND status = 'live'"
+        " AND extractor LIKE ?", (wing, path, "%/front-matter-%")).fetchall()
+
+
+def timeline_groups(conn: sqlite3.Connection, drawer_ids: list[str]) -> set[tuple[int, str]]:
+    """The ``(subject_id, predicate)`` pairs of the typed facts (not co-occurrences) read
+    in ``drawer_ids``, live or not: the timelines a change of those drawers touches."""
+    groups: set[tuple[int, str]] = set()
+    for i in range(0, len(drawer_ids), 500):
+        chunk = drawer_ids[i:i + 500]
+        groups |= {tuple(r) for r in conn.execute(
+            f"SELECT DISTINCT subject_id, predicate FROM facts WHERE drawer_id IN ({','.join('?' * len(chunk))})"
+            " AND predicate != 'mentioned_with'",
+            chunk,
+        )}
+    return groups
+
+
+def count_live_facts(conn: sqlite3.Connection) -> int:
+    """How many facts are live (status ``live``: current, not a candidate)."""
+    return conn.execute("SELECT count(*) FROM facts WHERE status = 'live'").fetchone()[0]

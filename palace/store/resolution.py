@@ -211,8 +211,10 @@ class LowercaseIndex:
              for eid, did, start, end, surface, label in rows])
 
 
-#: the extractor name of mentions linked from a known name written in lower case
-LOWERCASE_EXTRACTOR = "palace.graph.lowercase.v1"
+#: the extractor name of mentions linked from a known name written in lower case: a
+#: versioned name stored in every palace and written into migration 0010's triggers, so it
+#: never follows the module's path (it was named when the module was ``palace.lowercase``)
+LOWERCASE_EXTRACTOR = "palace.lowercase.v1"
 
 
 def unresolved(conn: sqlite3.Connection, raw_ids) -> list[str]:

@@ -437,7 +437,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         ) WITHOUT ROWID;
         CREATE INDEX wing_readings_entity ON wing_readings(entity_id);
         INSERT INTO wing_readings (wing, entity_id, label, ner, n)
-            SELECT f.wing, m.raw_entity_id, coalesce(m.label, ''), m.extractor != 'palace.graph.lowercase.v1', count(*)
+            SELECT f.wing, m.raw_entity_id, coalesce(m.label, ''), m.extractor != 'palace.lowercase.v1', count(*)
             FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id
             WHERE m.raw_entity_id IS NOT NULL GROUP BY 1, 2, 3, 4;
         CREATE TABLE readings_changed (
@@ -467,7 +467,7 @@ MIGRATIONS: list[tuple[str, str]] = [
         END;
         CREATE TRIGGER mentions_read AFTER INSERT ON mentions WHEN NEW.raw_entity_id IS NOT NULL BEGIN
             INSERT INTO wing_readings (wing, entity_id, label, ner, n)
-                SELECT f.wing, NEW.raw_entity_id, coalesce(NEW.label, ''), NEW.extractor != 'palace.graph.lowercase.v1', 1
+                SELECT f.wing, NEW.raw_entity_id, coalesce(NEW.label, ''), NEW.extractor != 'palace.lowercase.v1', 1
                 FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = NEW.drawer_id
                 ON CONFLICT DO UPDATE SET n = n + 1;
             INSERT OR IGNORE INTO readings_changed SELECT f.wing, NEW.raw_entity_id
@@ -477,7 +477,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             INSERT OR IGNORE INTO readings_changed SELECT f.wing, OLD.raw_entity_id
                 FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = OLD.drawer_id;
             UPDATE wing_readings SET n = n - 1 WHERE entity_id = OLD.raw_entity_id
-                AND label = coalesce(OLD.label, '') AND ner = (OLD.extractor != 'palace.graph.lowercase.v1')
+                AND label = coalesce(OLD.label, '') AND ner = (OLD.extractor != 'palace.lowercase.v1')
                 AND wing = (SELECT f.wing FROM drawers d JOIN files f ON f.id = d.file_id WHERE d.id = OLD.drawer_id);
             DELETE FROM wing_readings WHERE entity_id = OLD.raw_entity_id AND n <= 0;
         END;
@@ -488,7 +488,7 @@ MIGRATIONS: list[tuple[str, str]] = [
                 JOIN entities e ON e.key = h.key JOIN files f ON f.id = OLD.file_id WHERE h.drawer_id = OLD.id;
             UPDATE wing_readings SET n = n - (SELECT count(*) FROM mentions m WHERE m.drawer_id = OLD.id
                     AND m.raw_entity_id = wing_readings.entity_id AND coalesce(m.label, '') = wing_readings.label
-                    AND (m.extractor != 'palace.graph.lowercase.v1') = wing_readings.ner)
+                    AND (m.extractor != 'palace.lowercase.v1') = wing_readings.ner)
                 WHERE wing = (SELECT wing FROM files WHERE id = OLD.file_id)
                 AND entity_id IN (SELECT raw_entity_id FROM mentions WHERE drawer_id = OLD.id);
             DELETE FROM wing_readings WHERE n <= 0
@@ -502,7 +502,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             UPDATE wing_readings SET n = n - (SELECT count(*) FROM drawers d JOIN mentions m ON m.drawer_id = d.id
                     WHERE d.file_id = OLD.id AND m.raw_entity_id = wing_readings.entity_id
                     AND coalesce(m.label, '') = wing_readings.label
-                    AND (m.extractor != 'palace.graph.lowercase.v1') = wing_readings.ner)
+                    AND (m.extractor != 'palace.lowercase.v1') = wing_readings.ner)
                 WHERE wing = OLD.wing AND entity_id IN
                     (SELECT m.raw_entity_id FROM drawers d JOIN mentions m ON m.drawer_id = d.id WHERE d.file_id = OLD.id);
             DELETE FROM wing_readings WHERE wing = OLD.wing AND n <= 0 AND entity_id IN
