@@ -23,6 +23,19 @@ def palace_env(tmp_path, monkeypatch):
     return tmp_path / "palace"
 
 
+@pytest.fixture
+def clock():
+    """Recorded time from a :class:`fakes.ManualClock` for the test (``clock.advance(1)``
+    instead of sleeping a second between two minings); the system clock again after it."""
+    from fakes import ManualClock
+    from palace.graph.temporal import set_clock
+
+    manual = ManualClock()
+    previous = set_clock(manual)
+    yield manual
+    set_clock(previous)
+
+
 @pytest.fixture(scope="session")
 def sample_copy(tmp_path_factory) -> Path:
     """A copy of sample_corpus/ (hidden files and awkward bytes included)."""
