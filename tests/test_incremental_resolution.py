@@ -254,6 +254,7 @@ def test_random_notes_coming_and_going_resolve_as_the_whole_wing(tmp_path_factor
         assert kept(conn) == counted(conn)
 
 
+@pytest.mark.unit
 def test_the_last_long_form_gone_the_short_name_stands_for_itself(tmp_path):
     conn = store.connect(tmp_path)
     with store.transaction(conn):

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,6 +33,7 @@ def test_no_cycle_and_no_arrow_the_wrong_way():
     assert graph.has_edge("palace.store.facts", "palace.nlp.markup")
 
 
+@pytest.mark.unit
 def test_the_checker_reports_a_cycle_and_an_upward_arrow():
     graph_module = _graph_module()
     graph = nx.DiGraph([("palace.graph.profile", "palace.graph.facts"), ("palace.graph.facts", "palace.graph.profile"),
@@ -114,6 +116,7 @@ def test_nlp_runs_without_loading_the_core():
     assert out.strip() == "['palace']"  # the namespace package itself, nothing of the core
 
 
+@pytest.mark.unit
 def test_the_public_surface_is_what_all_says():
     import palace
 

@@ -4,6 +4,7 @@ any store that keeps it (a Chroma server, say) can stand in for the embedded Chr
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from palace.core import Palace
 from palace.store.vector_cache import VectorCache
@@ -74,6 +75,7 @@ class MemoryVectors:
         return False
 
 
+@pytest.mark.unit
 def test_the_embedded_chroma_and_a_memory_store_keep_the_protocol(tmp_path):
     assert isinstance(EmbeddedChroma(tmp_path), VectorStore)
     assert isinstance(MemoryVectors(), VectorStore)
@@ -134,6 +136,7 @@ def test_the_embedded_store_scans_from_memory_and_never_serves_a_stale_vector(tm
     assert fresh.missing(ids) == 0 and np.allclose(fresh.similarities(["d17"], query)[1], third @ query, atol=1e-5)
 
 
+@pytest.mark.unit
 def test_the_vector_cache_reuses_the_rows_of_dropped_vectors():
     """A full cache moves the vectors it still holds over the dropped ones, so that a
     long-running watcher that rewrites drawers keeps caching the new ones; once every
