@@ -409,11 +409,10 @@ def mine(
     worker.submit(leftovers)
     try:
         processes = nlp_processes(sum(len(item.new) for item in pending), config)
-        extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(config)),
-                              processes=processes)
+        extractor = palace.store.extractor(RelationRules.from_registry(registry, load_values(config)), processes)
         # spaCy's string store keeps every new token; a memory zone frees those of this
         # run once it ends (the watcher mines for days; nothing of a Doc outlives the loop)
-        zone = extractor.nlp.memory_zone() if pending else contextlib.nullcontext()
+        zone = extractor.memory_zone() if pending else contextlib.nullcontext()
         with zone:
             pending.sort(key=lambda item: len(item.new) > LARGE_NOTE_DRAWERS)  # stable: small notes first
             _extract_and_write(conn, wing, root, pending, known, extractor, registry, worker, submitted, done, cancel,
