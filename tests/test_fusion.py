@@ -99,11 +99,10 @@ def test_fused_and_demoted_scores_are_exactly_the_sum_of_their_contributions(lis
     listed = {doc for ranked in lists if ranked.weight > 0 for doc, _ in ranked.items}
     assert sorted(doc for doc, _, _ in fused) == sorted(listed)  # each once
     for doc, score, parts in fused:
+        assert parts == tuple(Contribution(r.retriever, rank, raw, r.weight, r.weight / (k + rank))
+                              for r in lists if r.weight > 0
+                              for rank, (d, raw) in enumerate(r.items, start=1) if d == doc)  # in list order
         assert sum(c.rrf for c in parts) == score
-        for c in parts:
-            ranked = next(r for r in lists if r.retriever == c.retriever and r.weight == c.weight
-                          and (doc, c.score) in r.items)
-            assert ranked.items[c.rank - 1][0] == doc and c.rrf == c.weight / (k + c.rank)
     assert _ordered(fused)
     demoted = demote(fused, {doc: (factor, "cut") for doc, factor in cuts.items()})
     assert sorted(doc for doc, _, _ in demoted) == sorted(listed)
