@@ -4,9 +4,9 @@ A :class:`Store` owns ``palace.db`` (one SQLite connection per thread, opened wi
 foreign keys and the migrations of :mod:`palace.store.sqlite`), the vector store derived
 from it (:class:`palace.store.vectors.VectorStore`), the embedding model that fills it
 (loaded on first use) and the maker of the NLP extractor that reads the notes' graph
-(:meth:`Store.extractor`; the spaCy pipeline loads on the first text). The flows (mine, ask, the graph, the operations) receive a
-store, the :class:`palace.config.Config` and the predicate registry; only the handle,
-:class:`palace.core.Palace`, opens one.
+(:meth:`Store.extractor`; the spaCy pipeline loads on the first text). The flows (mine,
+ask, the graph, the operations) receive a store, the :class:`palace.config.Config` and
+the predicate registry; only the handle, :class:`palace.core.Palace`, opens one.
 """
 
 from __future__ import annotations
