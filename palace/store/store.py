@@ -82,10 +82,11 @@ class Store:
         ``processes`` worker processes: :class:`palace.nlp.extraction.Extractor` (its spaCy
         pipeline loads on the first text), or what the maker given to the store returns
         (a test's fake that loads no model)."""
-        make = self._make_extractor
-        if make is None:
-            from palace.nlp.extraction import Extractor as make
-        return make(rules=rules, processes=processes)
+        if self._make_extractor is not None:
+            return self._make_extractor(rules=rules, processes=processes)
+        from palace.nlp.extraction import Extractor
+
+        return Extractor(rules=rules, processes=processes)
 
     def model_info(self) -> tuple[str | None, int | None]:
         """``(name, dimension)`` of the embedding model recorded in this palace, if any."""
