@@ -73,23 +73,27 @@ def palace_env(tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def _migrated_db(tmp_path_factory) -> Path:
-    """A palace.db with every migration applied and nothing in it, made once per session."""
+def migrated_palace(tmp_path_factory):
+    """``migrated_palace(folder) -> folder``: put an empty palace.db with every migration
+    applied in ``folder`` (made if missing). The database is migrated once per session and
+    copied: migrating a new one costs a tenth of a second, mostly waiting on the disk."""
     from palace.store import sqlite as db
 
-    folder = tmp_path_factory.mktemp("migrated")
-    db.connect(folder).close()
-    return folder / db.DB_FILENAME
+    template = tmp_path_factory.mktemp("migrated")
+    db.connect(template).close()
+
+    def make(folder: Path) -> Path:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        shutil.copyfile(template / db.DB_FILENAME, folder / db.DB_FILENAME)
+        return folder
+
+    return make
 
 
 @pytest.fixture
-def empty_palace(tmp_path, _migrated_db) -> Path:
-    """A palace folder holding an empty, migrated palace.db (a copy: migrating a new one
-    each time costs a tenth of a second)."""
-    folder = tmp_path / "empty-palace"
-    folder.mkdir(mode=0o700)
-    shutil.copyfile(_migrated_db, folder / _migrated_db.name)
-    return folder
+def empty_palace(tmp_path, migrated_palace) -> Path:
+    """A palace folder holding an empty, migrated palace.db (:func:`migrated_palace`)."""
+    return migrated_palace(tmp_path / "empty-palace")
 
 
 @pytest.fixture

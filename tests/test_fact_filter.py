@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import shutil
 
 import pytest
 from hypothesis import given, settings
@@ -53,11 +52,9 @@ def _moment(day: str, hour: int = 9) -> str:
 
 
 @pytest.fixture(scope="module")
-def facts_db(tmp_path_factory, _migrated_db):
+def facts_db(tmp_path_factory, migrated_palace):
     """A palace.db holding :data:`ROWS`, written through the store's own writes."""
-    folder = tmp_path_factory.mktemp("fact-filter")
-    shutil.copyfile(_migrated_db, folder / _migrated_db.name)
-    conn = db.connect(folder)
+    conn = db.connect(migrated_palace(tmp_path_factory.mktemp("fact-filter")))
     ids: dict[str, int] = {}
     with db.transaction(conn):
         cache: dict = {}

@@ -121,11 +121,11 @@ def test_registry_has_the_one_value_predicates_and_a_palace_can_extend_it(tmp_pa
 
 
 @pytest.mark.unit
-def test_apply_timelines_closes_only_the_one_value_group(tmp_path):
+def test_apply_timelines_closes_only_the_one_value_group(empty_palace):
     from palace.store import sqlite as store
     from palace.graph.temporal import apply_timelines
 
-    conn = store.connect(tmp_path)
+    conn = store.connect(empty_palace)
     conn.execute("INSERT INTO entities (id, name, type, key) VALUES (1, 'Ruth', 'PERSON', 'ruth'),"
                  " (2, 'Alice', 'PERSON', 'alice')")
 
