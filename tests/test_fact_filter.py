@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from palace.graph.temporal import default_registry
 from palace.store import sqlite as db
 from palace.store.drawers import save_file
-from palace.store.facts import CANDIDATE, FactFilter, any_fact, count_facts
+from palace.store.fact_states import make_candidates
+from palace.store.facts import FactFilter, any_fact, count_facts
 from palace.store.graph import NewFact, close_fact, entity_id, insert_fact, invalidate_facts
 
 pytestmark = pytest.mark.unit
@@ -72,7 +73,7 @@ def facts_db(tmp_path_factory, migrated_palace):
         close_fact(conn, 1, "2024-06-01", 2)
         close_fact(conn, 8, None, 9)
         invalidate_facts(conn, at=_moment("2024-07-01", 10), reason="file deleted", fact_ids=[3])
-        invalidate_facts(conn, at=_moment("2024-04-01"), reason=CANDIDATE, fact_ids=[10])
+        make_candidates(conn, [10])  # never held: invalidated when recorded
     yield conn, ids
     conn.close()
 
