@@ -67,6 +67,7 @@ def test_the_layout_rules_see_real_imports_and_real_sql():
                                                    "palace.ops.status", "palace.ops.daemon")}) == []
 
 
+@pytest.mark.unit
 def test_the_checker_reports_a_cli_import_past_the_handle():
     graph_module = _graph_module()
     graph = nx.DiGraph([("palace.cli.forget", "palace.ops.forgetting"), ("palace.cli.forget", "palace.core"),
@@ -78,6 +79,7 @@ def test_the_checker_reports_a_cli_import_past_the_handle():
     ]
 
 
+@pytest.mark.unit
 def test_the_checker_reports_sql_outside_the_store():
     graph_module = _graph_module()
     planted = {
