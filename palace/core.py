@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from palace.ops.daemon import DaemonStatus
     from palace.ops.doctor import DoctorReport
     from palace.ops.forgetting import ForgetReport
+    from palace.nlp.extraction import Extractor
     from palace.store.embedding import Embedder
     from palace.graph.facts import FactsResult
     from palace.graph.profile import Connection, EntityProfile
@@ -63,7 +64,7 @@ class Palace:
     write_wait: float | None = None
 
     def __init__(self, path: Path, conn: sqlite3.Connection, embedder: "Embedder | None" = None,
-                 vectors: VectorStore | None = None) -> None:
+                 vectors: VectorStore | None = None, extractor: "Callable[..., Extractor] | None" = None) -> None:
         self.path = path
         self._config: tuple[tuple | None, Config] | None = None
         self._registry: tuple[Config, dict] | None = None
@@ -72,22 +73,25 @@ class Palace:
         except Exception:
             conn.close()
             raise
-        self.store = Store(path, conn, vectors if vectors is not None else open_vector_store(path, config), embedder)
+        self.store = Store(path, conn, vectors if vectors is not None else open_vector_store(path, config), embedder,
+                           extractor)
 
     @classmethod
     def open(
         cls, path: str | Path | None = None, *, create: bool = True, embedder: "Embedder | None" = None,
-        vectors: VectorStore | None = None,
+        vectors: VectorStore | None = None, extractor: "Callable[..., Extractor] | None" = None,
     ) -> "Palace":
         """Open the palace at ``path`` (resolved by :func:`resolve_palace_path`), its
         vectors in ``vectors`` (default: :func:`palace.store.vectors.open_vector_store`, the
         embedded Chroma under ``path/chroma`` unless a Chroma server is configured).
+        ``embedder`` and ``extractor`` (the maker of each mining run's NLP extractor, see
+        :class:`palace.store.store.Store`) replace the real models: the unit tests' fakes.
 
         With ``create=False`` a missing palace raises :class:`PalaceNotFound`.
         """
         quiet_third_parties()
         resolved = resolve_palace_path(path)
-        lent = _LENT.get(resolved) if embedder is None and vectors is None else None
+        lent = _LENT.get(resolved) if embedder is None and vectors is None and extractor is None else None
         if lent is not None:
             return cast(Palace, _Borrowed(lent))
         if resolved.exists() and not resolved.is_dir():
@@ -96,7 +100,7 @@ class Palace:
             raise PalaceNotFound(
                 f"no palace at {resolved}", hint="run `palace mine DIR` first, or pass --palace"
             )
-        return cls(resolved, db.connect(resolved), embedder, vectors)
+        return cls(resolved, db.connect(resolved), embedder, vectors, extractor)
 
     @staticmethod
     def watcher(path: str | Path | None, roots: "Collection[Path]", **settings) -> "Watcher":

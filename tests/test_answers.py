@@ -203,6 +203,7 @@ def test_an_ended_state_is_no_answer_after_its_end(tmp_path):
             ("Tom Berg", "1999-01-01", "2004-01-01")]
 
 
+@pytest.mark.unit
 def test_readme_documents_the_answer_fields():
     from dataclasses import fields
     from pathlib import Path

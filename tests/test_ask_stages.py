@@ -8,6 +8,8 @@ import datetime as dt
 import math
 from pathlib import Path
 
+import pytest
+
 from palace.ask import candidates, ranking
 from palace.ask.candidates import RETRIEVERS, Found, Retriever
 from palace.ask.scope import Scope
@@ -19,6 +21,7 @@ Q3 = DateInterval(dt.date(2024, 7, 1), dt.date(2024, 10, 1), "quarter")
 ASK = Path(__file__).resolve().parents[1] / "palace" / "ask"
 
 
+@pytest.mark.unit
 def test_every_retriever_reads_only_lists_built_before_it():
     built: set[str] = set()
     for row in RETRIEVERS:
@@ -56,6 +59,7 @@ def test_a_retriever_that_does_not_run_leaves_no_list(sample_palace, monkeypatch
     assert not any(c.retriever == "never" for hit in result.results for c in hit.why.retrievers)
 
 
+@pytest.mark.unit
 def test_the_scope_says_its_wing_room_and_window_once():
     assert Scope().condition() == ("", [])
     assert Scope(wing="w", room="r").condition() == ("f.wing = ? AND f.room = ?", ["w", "r"])
@@ -70,6 +74,7 @@ def test_the_scope_says_its_wing_room_and_window_once():
     assert Scope(window=Q3, mode="boost").label() == f"{Q3} [boost]" and Scope().label() is None
 
 
+@pytest.mark.unit
 def test_inside_a_window_that_ranks_are_the_drawers_it_holds_in_scope():
     scope = Scope(window=Q3, mode="boost", allowed=frozenset({1, 2, 3, 5}), tiers={1: 3, 2: 2, 4: 2, 5: 1})
     inside = scope.inside()
@@ -79,6 +84,7 @@ def test_inside_a_window_that_ranks_are_the_drawers_it_holds_in_scope():
     assert Scope(allowed=frozenset({1})).admit({2}).allowed == {1, 2}
 
 
+@pytest.mark.unit
 def test_re_ranking_rules_multiply_under_the_last_reason(monkeypatch):
     seen = []
 
@@ -93,6 +99,7 @@ def test_re_ranking_rules_multiply_under_the_last_reason(monkeypatch):
     assert seen == [["a", "b"]]  # only the first DEMOTE_DEPTH candidates
 
 
+@pytest.mark.unit
 def test_no_module_of_the_ask_flow_imports_the_handle():
     """Not even under TYPE_CHECKING: the flow receives the store, the config and the registry."""
     for path in sorted(ASK.glob("*.py")):

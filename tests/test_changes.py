@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 
 import pytest
 from typer.testing import CliRunner
@@ -68,12 +67,12 @@ def test_what_changed_in_a_window_is_the_graph_diff_in_valid_time(mined):
     ]
 
 
-def test_what_changed_without_a_window_means_since_the_previous_mining(mined):
+def test_what_changed_without_a_window_means_since_the_previous_mining(clock, mined):
     palace, root = mined
     first = palace.ask("what changed", now=LATER)
     assert first.changes.basis == "recorded time"
     assert "since the first mining" in first.changes.description
-    time.sleep(1.1)  # recorded time is kept to the second
+    clock.advance(1)  # recorded time is kept to the second
     (root / "2024-02-01.md").unlink()
     write(root, {"2024-06-01.md": "# Review\n\nRuth Whitfield takes Amlodipine 5mg since today.\n"})
     palace.mine(root)

@@ -108,6 +108,7 @@ def test_properties_with_non_additive_counter(doc, max_tokens):
     check_invariants(source, body_start, chunks, max_tokens, count_chars)
 
 
+@pytest.mark.unit
 @settings(max_examples=60, deadline=None)
 @given(source=st.text(max_size=300), max_tokens=st.integers(3, 30))
 def test_properties_on_arbitrary_text(source, max_tokens):
@@ -125,6 +126,7 @@ def chunk(source, max_tokens=60, **kw):
 FILLER = " ".join(["word"] * 12)
 
 
+@pytest.mark.unit
 def test_identical_sections_give_identical_text_at_different_spans():
     source = (
         f"# Meeting one\n\n{FILLER}\n\n## Action items\nTBD\n\n"
@@ -141,6 +143,7 @@ def test_identical_sections_give_identical_text_at_different_spans():
     assert second.heading_path == ("Meeting two", "Action items")
 
 
+@pytest.mark.unit
 def test_heading_paths_of_a_nested_document():
     source = (
         "# Q3 *planning*\n\n"
@@ -168,6 +171,7 @@ def test_heading_paths_of_a_nested_document():
     ]
 
 
+@pytest.mark.unit
 def test_small_sibling_sections_merge_under_their_parent():
     source = "# Notes\n\n## Attendance\nAlice, Bob\n\n## Decisions\nShip it.\n\n# Other\nText here.\n"
     chunks = chunk(source, max_tokens=24)
@@ -183,12 +187,14 @@ def test_small_sibling_sections_merge_under_their_parent():
     assert [c.heading_path for c in chunks] == [("Notes",), ("Notes", "Decisions"), ("Other",)]
 
 
+@pytest.mark.unit
 def test_section_that_fits_max_stays_whole_even_above_target():
     source = "# A\n\n" + "\n\n".join([" ".join(["w"] * 5)] * 6) + "\n"
     chunks = chunk(source, max_tokens=40, target_tokens=10)
     assert len(chunks) == 1
 
 
+@pytest.mark.unit
 def test_heading_stays_with_its_text_when_a_section_is_split():
     paragraphs = [" ".join([f"p{i}"] * 10) for i in range(5)]
     source = "## Long section\n\n" + "\n\n".join(paragraphs) + "\n"
@@ -199,6 +205,7 @@ def test_heading_stays_with_its_text_when_a_section_is_split():
     assert all(c.text.endswith(tuple(p[-2:] for p in paragraphs)) for c in chunks)
 
 
+@pytest.mark.unit
 def test_a_heading_never_ends_a_chunk_before_its_own_text():
     source = "# Doc\n\n" + " ".join(["intro"] * 5) + "\n\n## Part\n\n" + FILLER + "\n\n" + FILLER + "\n"
     chunks = chunk(source, max_tokens=20)  # target 15: "## Part" fits after the intro, its text does not
@@ -206,6 +213,7 @@ def test_a_heading_never_ends_a_chunk_before_its_own_text():
     assert chunks[1].text == "## Part\n\n" + FILLER
 
 
+@pytest.mark.unit
 def test_split_order_paragraph_line_sentence_word():
     line = " ".join(["w"] * 8)
     source = "\n".join([line] * 6)  # one paragraph of 48 words, six lines
@@ -220,6 +228,7 @@ def test_split_order_paragraph_line_sentence_word():
     assert " ".join(c.text for c in chunks) == words_only
 
 
+@pytest.mark.unit
 def test_code_fences_are_not_split_and_hide_headings():
     code = "```python\n# comment, not a heading\n\nx = 1\n\ny = 2\n```"
     source = f"# Code\n\n{FILLER}\n\n{code}\n\nAfter.\n"
@@ -228,6 +237,7 @@ def test_code_fences_are_not_split_and_hide_headings():
     assert all(c.heading_path == ("Code",) for c in chunks)
 
 
+@pytest.mark.unit
 def test_a_code_block_over_max_is_split_at_lines():
     code = "```\n" + "\n".join(f"line {i} of code" for i in range(30)) + "\n```\n"
     chunks = chunk(code, max_tokens=20)
@@ -235,6 +245,7 @@ def test_a_code_block_over_max_is_split_at_lines():
     assert all(c.text.startswith(("```", "line")) for c in chunks)
 
 
+@pytest.mark.unit
 def test_mid_word_split_is_the_last_resort():
     word = "x" * 100
     chunks = chunk_markdown(f"Start {word} end", count_tokens=count_chars, max_tokens=10)
@@ -242,6 +253,7 @@ def test_mid_word_split_is_the_last_resort():
     assert all(count_chars([c.text])[0] <= 10 for c in chunks)
 
 
+@pytest.mark.unit
 def test_front_matter_is_excluded_but_counts_for_lines():
     front = "---\ntitle: Secret front matter\n---\n"
     source = front + "\n# Title\nBody text.\n"
@@ -252,6 +264,7 @@ def test_front_matter_is_excluded_but_counts_for_lines():
     assert (chunks[0].line_start, chunks[0].line_end) == (5, 6)
 
 
+@pytest.mark.unit
 def test_crlf_source():
     source = "# One\r\n\r\nFirst para.\r\n\r\n# Two\r\nSecond para.\r\n"
     chunks = chunk(source, max_tokens=6)
@@ -260,12 +273,14 @@ def test_crlf_source():
     assert [c.heading_path for c in chunks] == [("One",), ("Two",)]
 
 
+@pytest.mark.unit
 def test_setext_headings():
     source = f"Title\n=====\n\n{FILLER}\n\nPart two\n--------\n{FILLER}\n"
     chunks = chunk(source, max_tokens=20)
     assert [c.heading_path for c in chunks] == [("Title",), ("Title", "Part two")]
 
 
+@pytest.mark.unit
 def test_leading_blank_lines_trimmed_indentation_kept():
     source = "\n\n   indented start\n  more\n\n\n"
     (only,) = chunk(source)
@@ -273,12 +288,14 @@ def test_leading_blank_lines_trimmed_indentation_kept():
     assert (only.line_start, only.line_end) == (3, 4)
 
 
+@pytest.mark.unit
 def test_empty_and_whitespace_bodies():
     assert chunk("") == []
     assert chunk(" \n\t\r\n") == []
     assert chunk("---\na: b\n---\n\n", body_start=14) == []
 
 
+@pytest.mark.unit
 def test_counts_are_batched():
     calls = []
 
@@ -291,6 +308,7 @@ def test_counts_are_batched():
     assert len(calls) == 2  # every block once, then every chunk once
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "kwargs, message",
     [
@@ -307,11 +325,13 @@ def test_errors(kwargs, message):
         chunk_markdown("# Title\ntext", **args)
 
 
+@pytest.mark.unit
 def test_a_character_that_never_fits_raises():
     with pytest.raises(ValueError, match="too small"):
         chunk_markdown("abc", count_tokens=lambda ts: [len(t) * 5 + 1 for t in ts], max_tokens=3)
 
 
+@pytest.mark.unit
 def test_wrong_number_of_counts_raises():
     with pytest.raises(ValueError, match="counts"):
         chunk_markdown("text", count_tokens=lambda ts: [1], max_tokens=5)

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from palace.cli.main import app
@@ -14,6 +15,7 @@ runner = CliRunner()
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
+@pytest.mark.unit
 def test_status_without_a_palace_is_a_user_error(tmp_path):
     result = runner.invoke(app, ["status", "--palace", str(tmp_path / "none")])
     assert result.exit_code == 1
@@ -21,12 +23,14 @@ def test_status_without_a_palace_is_a_user_error(tmp_path):
     assert "hint: run `palace mine DIR` first" in result.output
 
 
+@pytest.mark.unit
 def test_mine_a_missing_folder_is_a_user_error(tmp_path):
     result = runner.invoke(app, ["mine", str(tmp_path / "nope"), "--palace", str(tmp_path / "p")])
     assert result.exit_code == 1
     assert f"Error: not a folder: {tmp_path / 'nope'}" in result.output
 
 
+@pytest.mark.unit
 def test_bad_usage_exits_2():
     assert runner.invoke(app, ["ask"]).exit_code == 2
 
@@ -58,6 +62,7 @@ def test_mine_ask_status_end_to_end(tmp_path):
     assert json.loads(status.output)["files"] == {"indexed": 1, "skipped": 0, "failed": 0}
 
 
+@pytest.mark.unit
 def test_readme_documents_every_command():
     text = README.read_text()
     for command in app.registered_commands:
@@ -65,6 +70,7 @@ def test_readme_documents_every_command():
         assert f"palace {name}" in text, name
 
 
+@pytest.mark.unit
 def test_readme_json_fields_match_the_result_dataclasses():
     from dataclasses import fields
 
@@ -136,6 +142,7 @@ def test_extract_shows_facts_routes_and_rejections_without_a_palace(tmp_path):
     assert both.exit_code == 1 and "Error: give a TEXT or --file FILE (not both)" in both.output
 
 
+@pytest.mark.unit
 def test_version():
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0 and re.fullmatch(r"palace \d+\.\d+\.\d+\n", result.output)

@@ -36,6 +36,7 @@ def iv(start: str, end: str, gran: str) -> DateInterval:
 
 # ----------------------------------------------------------------------- DateInterval
 
+@pytest.mark.unit
 def test_interval_basics():
     q = iv("2024-07-01", "2024-10-01", "quarter")
     assert q.contains(D("2024-07-01")) and q.contains(D("2024-09-30"))
@@ -170,11 +171,13 @@ DOC_CASES = [
 ]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("span,start,end,gran", DOC_CASES)
 def test_interpret_date_forms(span, start, end, gran):
     assert interp(span) == iv(start, end, gran)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("order, expected", [(None, None), ("mdy", ("2024-12-04", "2024-12-05")),
                                              ("dmy", ("2024-04-12", "2024-04-13"))])
 def test_an_ambiguous_numeric_date_reads_as_the_note_writes_them(order, expected):
@@ -185,6 +188,7 @@ def test_an_ambiguous_numeric_date_reads_as_the_note_writes_them(order, expected
     assert interp("03/28/2018") == iv("2018-03-28", "2018-03-29", "day")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("text, order", [
     ("Date: 28/03/2018, then 03/04/2018", "dmy"), ("on 03/28/2018 and 04/05/2018", "mdy"),
     ("on 03/04/2018", None), ("28/03/2018 and 03/28/2018", None), ("no dates here", None),
@@ -195,6 +199,7 @@ def test_numeric_date_order_comes_from_the_notes_own_evidence(text, order):
     assert numeric_date_order(text) == order
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("sentence,span,start,end,gran", [
     ("We want to ship the importer in Q3 2024, not later.", "Q3 2024",
      "2024-07-01", "2024-10-01", "quarter"),
@@ -217,6 +222,7 @@ def test_interpret_date_in_context(sentence, span, start, end, gran):
     assert interp(sentence, span) == iv(start, end, gran)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("sentence,span", [
     ("Please fix ticket #2033 before Friday.", "2033"),
     ("We met in room 3533 on the third floor.", "3533"),
@@ -273,6 +279,7 @@ def test_interpret_date_rejects_non_dates(sentence, span):
     assert interp(sentence, span) is None
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("span,base,start,end,gran", [
     # a period named without a year, in a document: see the module docstring
     ("March", "2024-01-10", "2024-03-01", "2024-04-01", "month"),  # the coming March
@@ -292,6 +299,7 @@ def test_yearless_periods_in_documents(span, base, start, end, gran):
     assert interp(span, base=D(base)) == iv(start, end, gran)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("span,fys,start,end,gran", [
     ("FY2024", 1, "2024-01-01", "2025-01-01", "year"),
     ("FY2024", 4, "2023-04-01", "2024-04-01", "year"),  # named by the year it ends in
@@ -308,6 +316,7 @@ def test_fiscal_years(span, fys, start, end, gran):
     assert interp(span, fiscal_year_start=fys) == iv(start, end, gran)
 
 
+@pytest.mark.unit
 def test_interpret_date_bad_input():
     assert interpret_date("", 0, 0, BASE) is None
     assert interpret_date("2024", 3, 99, BASE) is None
@@ -316,12 +325,14 @@ def test_interpret_date_bad_input():
         "2024-01-01", "2025-01-01", "year")
 
 
+@pytest.mark.unit
 def test_dateparser_fallback_is_checked():
     # forms the grammar does not know go to dateparser; the year comes from our rule
     assert interp("on October 19/20th (Monday) we meet", "October 19/20th") == iv(
         "2024-10-19", "2024-10-20", "day")
 
 
+@pytest.mark.unit
 def test_module_import_is_cheap():
     code = ("import sys, palace.nlp.dates; "
             "print('dateparser' in sys.modules, 'spacy' in sys.modules)")
@@ -335,6 +346,7 @@ def test_module_import_is_cheap():
 NOW = BASE
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("question,start,end,gran,matched", [
     ("what changed in Q3 2024?", "2024-07-01", "2024-10-01", "quarter", "in Q3 2024"),
     ("notes in March 2024", "2024-03-01", "2024-04-01", "month", "in March 2024"),
@@ -366,6 +378,7 @@ def test_find_date_window(question, start, end, gran, matched):
     assert find_date_window(question, NOW) == (iv(start, end, gran), matched)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("now,start", [
     ("2025-02-01", "2024-07-01"),  # Q3 2024 has begun (and ended)
     ("2024-08-15", "2024-07-01"),  # Q3 2024 is under way
@@ -379,16 +392,19 @@ def test_find_date_window_quarter_without_year(now, start):
     assert window.start == D(start) and window.granularity == "quarter"
 
 
+@pytest.mark.unit
 def test_find_date_window_month_without_year():
     assert find_date_window("in March", D("2024-02-01"))[0].start == D("2023-03-01")
     assert find_date_window("in March", D("2024-03-01"))[0].start == D("2024-03-01")
 
 
+@pytest.mark.unit
 def test_find_date_window_fiscal():
     window, _ = find_date_window("spend in FY2024", NOW, fiscal_year_start=4)
     assert window == iv("2023-04-01", "2024-04-01", "year")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("question", [
     "may I see the notes?",
     "we march on",
@@ -412,6 +428,7 @@ def test_find_date_window_no_date(question):
 
 # ------------------------------------------------------------- files and front matter
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name,expected", [
     ("2024-04-12.md", "2024-04-12"),
     ("2019.04.18.md", "2019-04-18"),
@@ -434,6 +451,7 @@ def test_date_from_filename(name, expected):
     assert date_from_filename(name) == (D(expected) if expected else None)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("value,expected", [
     (date(2024, 4, 12), "2024-04-12"),
     (datetime(2024, 4, 12, 23, 30, tzinfo=timezone.utc), "2024-04-12"),
@@ -458,6 +476,7 @@ def test_date_from_front_matter(value, expected):
     assert date_from_front_matter(value) == (D(expected) if expected else None)
 
 
+@pytest.mark.unit
 def test_first_dated_heading():
     text = ("intro 2023-01-01\n# Notes\n```\n# 2020-01-01 is a comment in code\n```\n"
             "## Standup — April 12, 2024\n# 2024-05-01\n")
@@ -475,12 +494,14 @@ dates = st.dates(min_value=date(1000, 1, 1), max_value=date(9999, 12, 31))
 bases = st.dates(min_value=date(1950, 1, 1), max_value=date(2090, 12, 31))
 
 
+@pytest.mark.unit
 @given(dates)
 def test_filename_roundtrip(d):
     assert date_from_filename(f"{d:%Y-%m-%d}.md") == d
     assert date_from_filename(f"notes-{d:%Y_%m_%d}-standup.txt") == d
 
 
+@pytest.mark.unit
 @given(st.integers(1900, 2100), st.integers(1, 4), bases,
        st.sampled_from(["Q{q} {y}", "Q{q}'{yy:02d}", "{q}Q{yy:02d}", "{y}-Q{q}", "{y} Q{q}",
                         "Q{q}", "{ordinal} quarter of {y}"]))
@@ -495,6 +516,7 @@ def test_quarters_are_well_formed(y, q, base, form):
         assert got.start.year == y
 
 
+@pytest.mark.unit
 @given(st.integers(1900, 2100), bases)
 def test_years_are_well_formed(y, base):
     got = interp(f"It happened in {y}.", str(y), base=base)
@@ -502,6 +524,7 @@ def test_years_are_well_formed(y, base):
     assert got.contains(got.start)
 
 
+@pytest.mark.unit
 @given(bases)
 def test_relative_units(base):
     first = base.replace(day=1)
@@ -528,12 +551,14 @@ def test_relative_units(base):
         assert last.start.strftime("%A") == wd == nxt.start.strftime("%A")
 
 
+@pytest.mark.unit
 @given(st.integers(1, 4), bases)
 def test_question_quarter_has_begun(q, now):
     window, _ = find_date_window(f"what changed in Q{q}?", now)
     assert window.start <= now < window.start.replace(year=window.start.year + 1)
 
 
+@pytest.mark.unit
 @given(st.sampled_from(["March", "Q2", "H2", "summer", "winter", "April 12", "Q4"]), bases)
 def test_yearless_document_periods_are_near_the_base(text, base):
     got = interp(text, base=base)
@@ -569,6 +594,7 @@ def test_never_raises_on_date_like_text(words, base, fys):
     assert found is None or found[1] in text
 
 
+@pytest.mark.unit
 @given(st.builds(lambda d, n, g: DateInterval(d, d + timedelta(days=n), g), dates.filter(
     lambda d: d.year < 9999), st.integers(1, 300), st.sampled_from(["day", "range", "year"])))
 def test_json_roundtrip(interval):
@@ -576,6 +602,7 @@ def test_json_roundtrip(interval):
     assert str(interval).startswith(interval.start.isoformat())
 
 
+@pytest.mark.unit
 @given(year=st.integers(1000, 2999), lead=st.sampled_from(["in", "since", "from", "until", "to", "by", "during"]))
 def test_a_year_after_a_preposition_is_that_year_whatever_the_century(year, lead):
     from palace.nlp.dates import year_spans
@@ -586,6 +613,7 @@ def test_a_year_after_a_preposition_is_that_year_whatever_the_century(year, lead
     assert (interval.start, interval.end, interval.granularity) == (date(year, 1, 1), date(year + 1, 1, 1), "year")
 
 
+@pytest.mark.unit
 @given(first=st.integers(1000, 2990), span=st.integers(1, 9), dash=st.sampled_from(["-", "–", "—"]))
 def test_a_dashed_year_range_runs_to_the_end_of_its_last_year(first, span, dash):
     from palace.nlp.dates import year_spans

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from palace.mine.discovery import PathFilter, is_editor_artifact, walk
+
+pytestmark = pytest.mark.unit
 
 
 def _tree(root, files: dict[str, bytes | str]) -> None:

@@ -139,6 +139,7 @@ def test_an_orphan_drawer_goes_with_its_search_row_and_vector(mined):
     assert _check(report, "fts")["detail"] == "3 full-text rows = 3 drawers"
 
 
+@pytest.mark.unit
 def test_repair_of_a_mistyped_palace_creates_nothing(tmp_path):
     out = runner.invoke(app, ["doctor", "--palace", str(tmp_path / "no-such-palace"), "--repair"])
     assert out.exit_code == 1 and "no palace at" in out.output

@@ -63,6 +63,7 @@ def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # -- the packaged model folder ---------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_packaged_folder_is_complete_and_small():
     folder = packaged_model_dir()
     for name in ("model.onnx", "tokenizer.json", "config.json", "LICENSE", "NOTICE.md"):
@@ -96,6 +97,7 @@ def test_shape_dtype_and_unit_norm(minilm):
     assert np.isfinite(vectors).all()
 
 
+@pytest.mark.unit
 def test_empty_input_needs_no_model(tmp_path):
     embedder = OnnxEmbedder()
     out = embedder.embed([])
@@ -151,12 +153,14 @@ def test_truncation_at_max_tokens(minilm):
     assert a @ b > 0.9999
 
 
+@pytest.mark.unit
 def test_count_tokens_known_values(minilm):
     # [CLS] hello , world ! [SEP] / [CLS] un ##bel ##ie ##va ##bly [SEP] / [CLS] [SEP]
     assert minilm.count_tokens(["Hello, world!", "unbelievably", ""]) == [6, 7, 2]
     assert minilm.count_tokens(["The quick brown fox jumps over the lazy dog."]) == [12]
 
 
+@pytest.mark.unit
 def test_embed_rejects_a_bare_string(minilm):
     with pytest.raises(TypeError):
         minilm.embed("not a list")
@@ -199,12 +203,14 @@ def test_small_batches_keep_input_order(tiny_model_dir):
 # -- errors -----------------------------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_missing_folder_raises_model_error(tmp_path):
     with pytest.raises(ModelError) as info:
         OnnxEmbedder(tmp_path / "no-such-model")
     assert isinstance(info.value, PalaceError) and info.value.hint
 
 
+@pytest.mark.unit
 def test_missing_or_bad_config_raises_model_error(tmp_path):
     folder = tmp_path / "m"
     folder.mkdir()
@@ -234,6 +240,7 @@ def test_missing_tokenizer_raises_model_error(tiny_model_dir):
         OnnxEmbedder(tiny_model_dir).count_tokens(["hello"])
 
 
+@pytest.mark.unit
 def test_bad_batch_size_is_rejected():
     with pytest.raises(ValueError):
         OnnxEmbedder(batch_size=0)
@@ -242,6 +249,7 @@ def test_bad_batch_size_is_rejected():
 # -- FakeEmbedder -----------------------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_fake_embedder_is_deterministic_and_shaped():
     a, b = FakeEmbedder(), FakeEmbedder()
     texts = ["Alice leads the platform team", "alice LEADS the platform team!", "Quarterly budget", ""]
@@ -256,6 +264,7 @@ def test_fake_embedder_is_deterministic_and_shaped():
     assert a.count_tokens(["two words", ""]) == [4, 2]
 
 
+@pytest.mark.unit
 def test_both_embedders_satisfy_the_protocol(minilm):
     assert isinstance(minilm, Embedder)
     assert isinstance(FakeEmbedder(), Embedder)

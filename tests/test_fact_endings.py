@@ -5,7 +5,6 @@ intervals bound facts, key–value lines and front matter become facts of their 
 from __future__ import annotations
 
 import datetime as dt
-import time
 
 from test_temporal_graph import timeline, write
 
@@ -56,7 +55,7 @@ def test_an_interval_in_the_clause_bounds_the_fact(tmp_path):
                                         as_of=dt.date(2001, 5, 1)).facts] == ["Ajax"]
 
 
-def test_key_value_lines_and_front_matter_are_facts_of_their_note(tmp_path):
+def test_key_value_lines_and_front_matter_are_facts_of_their_note(clock, tmp_path):
     notes = tmp_path / "notes"
     write(notes, {
         "harbor.md": "---\ntitle: Harbor\ndate: 2024-04-15\nlead: Bo Larsen\nstatus: blocked\n---\n\n"
@@ -72,7 +71,7 @@ def test_key_value_lines_and_front_matter_are_facts_of_their_note(tmp_path):
         falcon = {(f.subject, f.predicate, f.object) for f in facts(palace.conn, palace.registry, about="Project Falcon").facts}
         assert {("Ana Lima", "owns", "Project Falcon"), ("Project Falcon", "status", "in review")} <= falcon
         # the field changes: the old fact leaves the current view and stays in history
-        time.sleep(1.1)
+        clock.advance(1)
         write(notes, {"harbor.md": "---\ntitle: Harbor\ndate: 2024-04-15\nlead: Bo Larsen\nstatus: done\n---\n\n"
                                    "Sensor vendors are late again.\n"})
         palace.mine(notes)

@@ -16,6 +16,8 @@ from palace.store import sqlite as db
 from palace.store.fact_states import StateChange
 from palace.store.graph import NewFact, entity_id, insert_fact
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture()
 def palace(tmp_path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 
 from typer.testing import CliRunner
 
@@ -13,7 +12,7 @@ from palace.core import Palace
 from palace.graph.facts import facts
 
 
-def test_a_deleted_note_leaves_current_facts_but_stays_in_history(tmp_path):
+def test_a_deleted_note_leaves_current_facts_but_stays_in_history(clock, tmp_path):
     root = tmp_path / "notes"
     root.mkdir()
     (root / "2024-03-01.md").write_text("# Sync\n\nAlice Chen met Bob Okafor in London.\n")
@@ -25,7 +24,7 @@ def test_a_deleted_note_leaves_current_facts_but_stays_in_history(tmp_path):
         lisbon = next(f for f in before.facts if f.object == "Lisbon")
         assert (lisbon.valid_from, lisbon.valid_to, lisbon.valid_granularity) == ("2024-06-01", "2024-06-02", "day")
         assert lisbon.path == "2024-06-01.md" and "Lisbon" in lisbon.sentence and lisbon.state == "current"
-        time.sleep(1.1)  # recorded times have one-second resolution
+        clock.advance(1)  # recorded times have one-second resolution
         (root / "2024-06-01.md").unlink()
         palace.mine(root)
         now = facts(palace.conn, palace.registry, about="Alice Chen")

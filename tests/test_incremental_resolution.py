@@ -238,24 +238,28 @@ _edits = st.lists(st.lists(st.one_of(
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=_edits)
-def test_random_notes_coming_and_going_resolve_as_the_whole_wing(tmp_path_factory, steps):
-    conn = store.connect(tmp_path_factory.mktemp("palace"))
+def test_random_notes_coming_and_going_resolve_as_the_whole_wing(tmp_path_factory, migrated_palace, steps):
+    conn = store.connect(migrated_palace(tmp_path_factory.mktemp("palace")))
     files: list[int] = []
-    for number, edits in enumerate(steps):
-        with store.transaction(conn):
-            for k, edit in enumerate(edits):
-                if isinstance(edit, int):
-                    if files:
-                        conn.execute("DELETE FROM files WHERE id = ?", (files.pop(edit % len(files)),))
-                else:
-                    files.append(_note(conn, "w", f"n{number}-{k}.md", edit))
-        incremental, whole = _step(conn)
-        assert incremental == whole, number
-        assert kept(conn) == counted(conn)
+    try:
+        for number, edits in enumerate(steps):
+            with store.transaction(conn):
+                for k, edit in enumerate(edits):
+                    if isinstance(edit, int):
+                        if files:
+                            conn.execute("DELETE FROM files WHERE id = ?", (files.pop(edit % len(files)),))
+                    else:
+                        files.append(_note(conn, "w", f"n{number}-{k}.md", edit))
+            incremental, whole = _step(conn)
+            assert incremental == whole, number
+            assert kept(conn) == counted(conn)
+    finally:
+        conn.close()
 
 
-def test_the_last_long_form_gone_the_short_name_stands_for_itself(tmp_path):
-    conn = store.connect(tmp_path)
+@pytest.mark.unit
+def test_the_last_long_form_gone_the_short_name_stands_for_itself(empty_palace):
+    conn = store.connect(empty_palace)
     with store.transaction(conn):
         long_form = _note(conn, "w", "a.md", [("Project Falcon", "ORG")] * 2)
         _note(conn, "w", "b.md", [("Falcon", "ORG")] * 2)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,6 +33,7 @@ def test_no_cycle_and_no_arrow_the_wrong_way():
     assert graph.has_edge("palace.store.facts", "palace.nlp.markup")
 
 
+@pytest.mark.unit
 def test_the_checker_reports_a_cycle_and_an_upward_arrow():
     graph_module = _graph_module()
     graph = nx.DiGraph([("palace.graph.profile", "palace.graph.facts"), ("palace.graph.facts", "palace.graph.profile"),
@@ -66,6 +68,7 @@ def test_the_layout_rules_see_real_imports_and_real_sql():
                                      allowed={}) == []
 
 
+@pytest.mark.unit
 def test_the_checker_reports_a_cli_import_past_the_handle():
     graph_module = _graph_module()
     graph = nx.DiGraph([("palace.cli.forget", "palace.ops.forgetting"), ("palace.cli.forget", "palace.core"),
@@ -77,6 +80,7 @@ def test_the_checker_reports_a_cli_import_past_the_handle():
     ]
 
 
+@pytest.mark.unit
 def test_the_checker_reports_sql_outside_the_store():
     graph_module = _graph_module()
     planted = {
@@ -124,6 +128,7 @@ def test_nlp_runs_without_loading_the_core():
     assert out.strip() == "['palace']"  # the namespace package itself, nothing of the core
 
 
+@pytest.mark.unit
 def test_the_public_surface_is_what_all_says():
     import palace
 

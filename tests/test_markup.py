@@ -35,6 +35,7 @@ def test_strip_inline_markup_same_length(text):
     assert all(k == o or k == " " for o, k in zip(text, out))
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "text, expected",
     [
@@ -74,6 +75,7 @@ def test_exact_outputs(text, expected):
     assert plain_text_for_ner(text) == expected
 
 
+@pytest.mark.unit
 def test_offsets_map_back_one_to_one():
     text = "## Team\n\n**Alice\nChen** joined [Acme Robotics](https://acme.example) in Q3."
     out = plain_text_for_ner(text)
@@ -82,10 +84,12 @@ def test_offsets_map_back_one_to_one():
         assert " ".join(text[start : start + len(name)].split()) == name
 
 
+@pytest.mark.unit
 def test_strip_inline_markup_keeps_line_start():
     assert strip_inline_markup("- **Budget** `v2`") == "-   Budget    v2 "
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "name, expected",
     [

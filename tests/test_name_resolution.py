@@ -149,8 +149,9 @@ def joins(conn, ids: dict[str, int]) -> dict[str, tuple[str, str]]:
     return {names[raw]: (names.get(target), rule) for raw, (target, rule, _) in plan_wing(conn, "notes").items()}
 
 
-def test_a_plain_name_that_is_a_word_of_many_names_stays_itself(tmp_path):
-    conn = store.connect(tmp_path)
+@pytest.mark.unit
+def test_a_plain_name_that_is_a_word_of_many_names_stays_itself(empty_palace):
+    conn = store.connect(empty_palace)
     ids = read_in_wing(conn, {"Rust Project": {"ORG": 3}, "Rust": {"ORG": 10}, "Rust Foundation": {"ORG": 4},
                               "Rust 2024": {"DATE": 1, "ORG": 1}, "Inside Rust": {"PERSON": 1}})
     assert joins(conn, ids) == {}  # "Rust" names more than the project
@@ -158,20 +159,23 @@ def test_a_plain_name_that_is_a_word_of_many_names_stays_itself(tmp_path):
     assert joins(conn, ids) == {"Rust": ("Rust Project", "project name")}  # two other names: still the project's
 
 
-def test_a_plain_name_claimed_by_an_organisation_and_a_project_stays_itself(tmp_path):
-    conn = store.connect(tmp_path)
+@pytest.mark.unit
+def test_a_plain_name_claimed_by_an_organisation_and_a_project_stays_itself(empty_palace):
+    conn = store.connect(empty_palace)
     ids = read_in_wing(conn, {"Project Falcon": {"ORG": 2}, "Falcon Inc.": {"ORG": 1}, "Falcon": {"ORG": 5}})
     assert joins(conn, ids) == {}
 
 
-def test_a_plain_name_read_mostly_as_a_place_is_not_the_organisation(tmp_path):
-    conn = store.connect(tmp_path)
+@pytest.mark.unit
+def test_a_plain_name_read_mostly_as_a_place_is_not_the_organisation(empty_palace):
+    conn = store.connect(empty_palace)
     ids = read_in_wing(conn, {"Jordan Ltd": {"ORG": 2}, "Jordan Limited": {"ORG": 1}, "Jordan": {"GPE": 6, "ORG": 1}})
     assert joins(conn, ids) == {"Jordan Limited": ("Jordan Ltd", "legal suffix")}
 
 
-def test_where_the_project_is_an_organisation_project_x_is_not_a_project_called_x(tmp_path):
-    conn = store.connect(tmp_path)
+@pytest.mark.unit
+def test_where_the_project_is_an_organisation_project_x_is_not_a_project_called_x(empty_palace):
+    conn = store.connect(empty_palace)
     # minutes of "the Project": "Project Directors" are its directors, not a project
     ids = read_in_wing(conn, {"Project": {"ORG": 12}, "Project Directors": {"ORG": 5}, "Directors": {"ORG": 3},
                               "Directors Project": {"ORG": 1}})

@@ -106,6 +106,7 @@ def test_a_lone_legal_suffix_joins_the_name_before_it(extractor):
     assert found == [("Globex GmbH", "ORG"), ("Initech LLC", "ORG")]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name, expected", [
     ("J. R. R. Tolkien", "J. R. R. Tolkien"),  # repeated initials are not a name read twice
     ("Marcus Marcus", "Marcus"),
@@ -116,6 +117,7 @@ def test_normalised_names(name, expected):
     assert normalise_entity_name(name) == expected
 
 
+@pytest.mark.unit
 def test_a_period_after_a_legal_suffix_is_not_part_of_the_key():
     assert entity_key("Acme Corp.") == entity_key("Acme Corp") == entity_key("the ACME corp") == "acme corp"
     assert entity_key("Martin Luther King Jr.") == "martin luther king jr"
@@ -123,6 +125,7 @@ def test_a_period_after_a_legal_suffix_is_not_part_of_the_key():
     assert entity_key("Acme Inc.") != entity_key("Acme Corp")  # one entity only through resolution
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name, expected", [
     ("Acme Corp.", ("Acme", "Corp.")),
     ("Acme Corp", ("Acme", "Corp")),
@@ -143,6 +146,7 @@ def test_legal_form(name, expected):
     assert legal_form(name) == expected
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name, expected", [
     ("Project Falcon", "Falcon"),
     ("the Falcon project", "Falcon"),

@@ -35,6 +35,7 @@ def test_worker_processes_read_exactly_what_one_process_reads():
     assert sum(len(e.relations) for e in there) >= 4 * 60  # the facts are there, not only the names
 
 
+@pytest.mark.unit
 def test_a_run_gets_one_process_unless_the_machine_has_cores_to_spare(monkeypatch, tmp_path):
     monkeypatch.delenv("PALACE_NLP_PROCESSES", raising=False)
     options = MineOptions()

@@ -21,9 +21,9 @@ MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augus
 
 
 @pytest.fixture
-def conn(tmp_path):
+def conn(empty_palace):
     """An empty palace database: windows and intents need no drawers."""
-    connection = store.connect(tmp_path)
+    connection = store.connect(empty_palace)
     yield connection
     connection.close()
 
@@ -33,6 +33,7 @@ def window(conn, question, now=NOW, fiscal_year_start=1):
     return (plan.window.start, plan.window.end) if plan.window else None
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("question, start, end", [
     ("what changed in Q3", D(2026, 7, 1), D(2026, 10, 1)),
     ("what changed in Q4", D(2026, 10, 1), D(2027, 1, 1)),  # the Q4 under way
@@ -56,11 +57,13 @@ def test_windows_from_many_phrasings(conn, question, start, end):
     assert window(conn, question) == (start, end)
 
 
+@pytest.mark.unit
 def test_fiscal_year_start_is_configurable(conn, tmp_path):
     assert window(conn, "spend in FY2024", fiscal_year_start=4) == (D(2023, 4, 1), D(2024, 4, 1))
     assert window(conn, "spend in FY2024", fiscal_year_start=10) == (D(2023, 10, 1), D(2024, 10, 1))
 
 
+@pytest.mark.unit
 def test_fiscal_year_start_comes_from_the_palace_config(tmp_path):
     from palace.core import Palace
     from palace.errors import UsageError
@@ -79,6 +82,7 @@ def test_fiscal_year_start_comes_from_the_palace_config(tmp_path):
         Palace.open(palace_dir)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("now, start, end", [
     (D(2027, 1, 5), D(2026, 7, 1), D(2026, 10, 1)),   # after the year turned: last year's Q3
     (D(2026, 12, 31), D(2026, 7, 1), D(2026, 10, 1)),
@@ -130,6 +134,7 @@ def _shared_conn(factory):
     return _CONNS["conn"]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("question, intent", [
     ("what changed in Q3", "change"),
     ("What's new?", "change"),
@@ -217,6 +222,7 @@ def org(name):
     return EntityMatch(name, name, (2,), ("ORG",), "name")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("question, predicate, side, name", [
     ("what plan is Initrode on", "plan", "subject", "Initrode"),
     ("which tier is Initrode on?", "plan", "subject", "Initrode"),
@@ -260,6 +266,7 @@ def test_a_question_names_its_predicate_without_a_cue(question, predicate, side,
     assert (first.predicate, first.side, first.name) == (predicate, side, name), read_fact_questions(question)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("question", [
     "what did we decide about the Harbor budget",
     "what does Alice Chen work on",          # "work on" is not an employer
@@ -273,6 +280,7 @@ def test_questions_that_ask_for_no_one_fact(question):
     assert read_fact_questions(question) == ()
 
 
+@pytest.mark.unit
 def test_the_kind_of_name_chooses_between_readings():
     bob, harbor = person("Bob Okafor"), org("Harbor")
     assert read_fact_questions("who manages Bob Okafor", (bob,))[0].predicate == "reports_to"
@@ -284,6 +292,7 @@ def test_the_kind_of_name_chooses_between_readings():
     assert (first.predicate, first.side, first.name) == ("leads", "object", "Harbor")
 
 
+@pytest.mark.unit
 def test_the_window_and_time_words_are_not_read(conn):
     plan = plan_question(conn, "what plan was Initrode on in March 2024", now=NOW)
     assert (plan.window.start, plan.window.end) == (D(2024, 3, 1), D(2024, 4, 1))
@@ -295,6 +304,7 @@ def test_the_window_and_time_words_are_not_read(conn):
     assert plan_question(conn, "what changed in Q3", now=NOW).asks == ()
 
 
+@pytest.mark.unit
 def test_a_palace_names_the_question_words_of_its_own_predicates(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({
         "predicates": [{"name": "drives", "cardinality": "one", "subject": ["PERSON"], "object": ["VALUE"],
@@ -323,6 +333,7 @@ def test_reading_fact_questions_never_loads_spacy():
     assert out.stdout.strip() == "[]", out.stdout
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("questions, message", [
     ({"plan": ["contract"]}, "must be an object of word lists"),
     ({"plan": {"nouns": "contract"}}, "cannot read 'nouns'"),

@@ -10,6 +10,8 @@ import pytest
 
 from palace.mine.reading import Unreadable, decode, read_note, split_front_matter
 
+pytestmark = pytest.mark.unit
+
 CAFE = "Café Müller: a naïve résumé, déjà vu.\n"
 
 

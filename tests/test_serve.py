@@ -24,6 +24,7 @@ from palace.cli.serve import RoutedStream
 CLI = [str(Path(sys.executable).parent / "palace")]  # the installed command, named as users see it
 
 
+@pytest.mark.unit
 def test_each_thread_writes_into_its_own_buffer():
     real = io.StringIO()
     routed = RoutedStream(real)
@@ -46,6 +47,7 @@ def test_each_thread_writes_into_its_own_buffer():
     assert real.getvalue() == "watcher line\n"
 
 
+@pytest.mark.unit
 def test_only_read_commands_are_sent_and_the_palace_is_resolved_here(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     request = served_request(["ask", "what changed", "--palace", "p", "--json"])

@@ -9,6 +9,7 @@ import sqlite3
 from palace.store import sqlite as store
 
 
+@pytest.mark.unit
 def test_0002_makes_one_entity_per_name_and_keeps_every_mention_fact_and_alias(tmp_path):
     conn = sqlite3.connect(tmp_path / "palace.db", isolation_level=None)
     conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
@@ -46,6 +47,7 @@ def test_0002_makes_one_entity_per_name_and_keeps_every_mention_fact_and_alias(t
         "0001_initial", "0002_entity_resolution", "0003_mine_runs", *[n for n, _ in store.MIGRATIONS[3:]]]
 
 
+@pytest.mark.unit
 def test_0004_makes_acme_corp_with_and_without_its_period_one_entity(tmp_path):
     conn = sqlite3.connect(tmp_path / "palace.db", isolation_level=None)
     conn.execute("PRAGMA foreign_keys = ON")
@@ -117,6 +119,7 @@ def test_a_locked_write_is_retried_until_the_lock_is_free(tmp_path):
     conn.execute("ROLLBACK")
 
 
+@pytest.mark.unit
 def test_the_drawer_count_and_longest_date_span_follow_every_write_and_a_window_finds_long_spans(tmp_path):
     """``meta`` keeps the number of drawers and the longest span of a drawer's own date
     (migration 0011), through inserts and deletes; a date window reaches a drawer whose

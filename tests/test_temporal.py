@@ -16,6 +16,7 @@ from palace.graph.temporal import Assertion, Closure, close_timeline, load_regis
 D = dt.date
 
 
+@pytest.mark.unit
 def test_medication_switch_closes_the_old_value():
     lisinopril = Assertion(1, "Lisinopril 10mg", D(2024, 1, 10))
     still = Assertion(2, "Lisinopril 10mg", D(2024, 2, 11))  # "still on the Lisinopril"
@@ -26,6 +27,7 @@ def test_medication_switch_closes_the_old_value():
     assert timeline[3] == Closure(None, None)
 
 
+@pytest.mark.unit
 def test_plan_downgrade_and_a_return():
     timeline = close_timeline([
         Assertion(10, "Enterprise", D(2023, 1, 17)),
@@ -37,6 +39,7 @@ def test_plan_downgrade_and_a_return():
     assert timeline[12] == Closure(None, None)
 
 
+@pytest.mark.unit
 def test_same_day_different_values_is_a_conflict_and_neither_wins():
     timeline = close_timeline([
         Assertion(1, "Northwind Labs", D(2024, 9, 2)),
@@ -46,6 +49,7 @@ def test_same_day_different_values_is_a_conflict_and_neither_wins():
     assert timeline[2] == Closure(None, None, (1,))
 
 
+@pytest.mark.unit
 def test_a_later_fact_closes_both_sides_of_a_conflict():
     timeline = close_timeline([
         Assertion(1, "A", D(2024, 1, 1)), Assertion(2, "B", D(2024, 1, 1)), Assertion(3, "C", D(2024, 6, 1)),
@@ -87,6 +91,7 @@ def test_values_end_only_where_another_value_begins(facts):
             assert all(b.value == a.value for b in later if b.valid_from < closure.valid_to)
 
 
+@pytest.mark.unit
 def test_a_conflict_resolved_by_a_later_note_keeps_the_confirmed_value_open():
     timeline = close_timeline([
         Assertion(1, "Enterprise", D(2020, 1, 1)), Assertion(2, "Starter", D(2020, 1, 1)),
@@ -97,6 +102,7 @@ def test_a_conflict_resolved_by_a_later_note_keeps_the_confirmed_value_open():
     assert timeline[3] == Closure(None, None)
 
 
+@pytest.mark.unit
 def test_registry_has_the_one_value_predicates_and_a_palace_can_extend_it(tmp_path):
     registry = load_registry()
     one = {name for name, p in registry.items() if p.cardinality == "one"}
@@ -114,11 +120,12 @@ def test_registry_has_the_one_value_predicates_and_a_palace_can_extend_it(tmp_pa
     assert raised.value.hint  # the CLI prints it: a bad config is an error with a next step, not a traceback
 
 
-def test_apply_timelines_closes_only_the_one_value_group(tmp_path):
+@pytest.mark.unit
+def test_apply_timelines_closes_only_the_one_value_group(empty_palace):
     from palace.store import sqlite as store
     from palace.graph.temporal import apply_timelines
 
-    conn = store.connect(tmp_path)
+    conn = store.connect(empty_palace)
     conn.execute("INSERT INTO entities (id, name, type, key) VALUES (1, 'Ruth', 'PERSON', 'ruth'),"
                  " (2, 'Alice', 'PERSON', 'alice')")
 
@@ -142,6 +149,7 @@ def test_apply_timelines_closes_only_the_one_value_group(tmp_path):
     assert rows == {1: (None, None), 2: ("2024-04-02", 1), 3: (None, None), 4: (None, None), 5: (None, None)}
 
 
+@pytest.mark.unit
 def test_an_ending_closes_the_value_it_names_and_an_ending_without_one_closes_whatever_held():
     # "Ines leads Falcon" (2023), "Ines stepped down as lead of Falcon" (2024-06-01)
     timeline = close_timeline([Assertion(1, "falcon", D(2023, 1, 10)), Assertion(2, "falcon", None, D(2024, 6, 1))],
@@ -157,6 +165,7 @@ def test_an_ending_closes_the_value_it_names_and_an_ending_without_one_closes_wh
                           )[1].valid_to == D(2024, 6, 1)
 
 
+@pytest.mark.unit
 def test_a_stated_end_stays_unless_a_later_value_comes_first():
     # "played for Ajax from 1999 to 2003", then "joined Barcelona in 2001"
     timeline = close_timeline([Assertion(1, "ajax", D(1999, 1, 1), D(2004, 1, 1)),

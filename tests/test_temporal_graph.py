@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
-import time
 
 import pytest
 from typer.testing import CliRunner
@@ -156,7 +155,7 @@ def test_same_day_different_values_is_a_conflict(notes, tmp_path):
         assert helen.conflicts_with == (priya.id,) and priya.conflicts_with == (helen.id,)
 
 
-def test_a_file_edit_retracts_a_fact_and_the_earlier_value_reopens(notes, tmp_path):
+def test_a_file_edit_retracts_a_fact_and_the_earlier_value_reopens(clock, notes, tmp_path):
     write(notes, {
         "2023-11-19.md": "# Pub\n\nMarcus Webb lives in London.\n",
         "2025-01-18.md": "# Call\n\nMarcus Webb moved to Lisbon last weekend.\n",
@@ -169,7 +168,7 @@ def test_a_file_edit_retracts_a_fact_and_the_earlier_value_reopens(notes, tmp_pa
         ]
         moved = facts(palace.conn, palace.registry, about="Marcus Webb", predicate="moved_to").facts
         assert [(f.object, f.valid_from, f.valid_to) for f in moved] == [("Lisbon", "2025-01-11", "2025-01-13")]
-        time.sleep(1.1)
+        clock.advance(1)
         write(notes, {"2025-01-18.md": "# Call\n\nMarcus Webb sounded tired on the call.\n"})
         palace.mine(notes)
         assert facts(palace.conn, palace.registry, about="Marcus Webb", predicate="lives_in").facts[0].object == "London"
@@ -251,11 +250,11 @@ def test_a_predicate_added_in_the_palace_config_is_read_while_mining(notes, tmp_
         assert fact.extractor == "palace.relations.v2/mentors"
 
 
-def test_a_fact_the_edited_text_still_states_stays_current(notes, tmp_path):
+def test_a_fact_the_edited_text_still_states_stays_current(clock, notes, tmp_path):
     write(notes, {"2023-11-19.md": "# Pub\n\nMarcus Webb lives in London.\n"})
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
-        time.sleep(1.1)
+        clock.advance(1)
         write(notes, {"2023-11-19.md": "# Pub\n\nMarcus Webb lives in London. The beer was warm.\n"})
         palace.mine(notes)
         assert timeline(palace, "Marcus Webb", "lives_in") == [

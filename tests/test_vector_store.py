@@ -4,76 +4,15 @@ any store that keeps it (a Chroma server, say) can stand in for the embedded Chr
 from __future__ import annotations
 
 import numpy as np
+import pytest
+from fakes import MemoryVectors
 
 from palace.core import Palace
 from palace.store.vector_cache import VectorCache
 from palace.store.vectors import EmbeddedChroma, VectorStore
 
 
-def _matches(meta: dict, where: dict | None) -> bool:
-    if not where:
-        return True
-    if "$and" in where:
-        return all(_matches(meta, w) for w in where["$and"])
-    (key, cond), = where.items()
-    value = meta.get(key)
-    if not isinstance(cond, dict):
-        return value == cond
-    (op, operand), = cond.items()
-    if value is None:
-        return False
-    return {"$gt": lambda: value > operand, "$lt": lambda: value < operand, "$gte": lambda: value >= operand,
-            "$lte": lambda: value <= operand, "$in": lambda: value in operand, "$eq": lambda: value == operand}[op]()
-
-
-class MemoryVectors:
-    """A VectorStore in a dict, exact cosine search: a stand-in for this unit test of the
-    seam only (the real store is tested everywhere else)."""
-
-    def __init__(self) -> None:
-        self.rows: dict[str, tuple[np.ndarray, dict]] = {}
-
-    def upsert(self, ids, vectors, metadatas) -> None:
-        for i, v, m in zip(ids, vectors, metadatas):
-            self.rows[i] = (np.asarray(v, dtype=np.float32), dict(m))
-
-    def delete(self, ids) -> None:
-        for i in ids:
-            self.rows.pop(i, None)
-
-    def query(self, vector, k, where=None):
-        q = vector.reshape(-1) / np.linalg.norm(vector)
-        scored = [(i, float(1 - v @ q / np.linalg.norm(v))) for i, (v, m) in self.rows.items() if _matches(m, where)]
-        return sorted(scored, key=lambda x: x[1])[:k]
-
-    def count(self) -> int:
-        return len(self.rows)
-
-    def ids(self) -> set[str]:
-        return set(self.rows)
-
-    def embeddings(self, ids):
-        got = [i for i in ids if i in self.rows]
-        return got, np.stack([self.rows[i][0] for i in got]) if got else np.zeros((0, 0), dtype=np.float32)
-
-    def similarities(self, ids, vector):
-        got, matrix = self.embeddings(ids)
-        return got, (matrix @ vector if got else np.zeros(0, dtype=np.float32))
-
-    def missing(self, ids) -> int:
-        return 0  # all in memory
-
-    def preload(self) -> int:
-        return len(self.rows)
-
-    def vectors_by_embed_hash(self, hashes):
-        wanted = set(hashes)
-        return {m["embed_hash"]: v for v, m in self.rows.values() if m.get("embed_hash") in wanted}
-
-    def lost(self) -> bool:
-        return False
-
-
+@pytest.mark.unit
 def test_the_embedded_chroma_and_a_memory_store_keep_the_protocol(tmp_path):
     assert isinstance(EmbeddedChroma(tmp_path), VectorStore)
     assert isinstance(MemoryVectors(), VectorStore)
@@ -134,6 +73,7 @@ def test_the_embedded_store_scans_from_memory_and_never_serves_a_stale_vector(tm
     assert fresh.missing(ids) == 0 and np.allclose(fresh.similarities(["d17"], query)[1], third @ query, atol=1e-5)
 
 
+@pytest.mark.unit
 def test_the_vector_cache_reuses_the_rows_of_dropped_vectors():
     """A full cache moves the vectors it still holds over the dropped ones, so that a
     long-running watcher that rewrites drawers keeps caching the new ones; once every

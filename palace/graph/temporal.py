@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Iterable
+from typing import Callable, Iterable
 
 from palace.config import Config
 from palace.store.graph import close_fact, live_group
@@ -34,7 +34,7 @@ from palace.errors import ConfigError
 from palace.nlp.registry import Predicate, predicates_from
 
 __all__ = ["Predicate", "default_registry", "load_registry", "load_values", "Assertion", "Closure",
-           "close_timeline"]
+           "close_timeline", "recorded_now", "set_clock", "system_clock"]
 
 
 @lru_cache(maxsize=1)
@@ -150,10 +150,33 @@ def close_timeline(assertions: Iterable[Assertion], one_value: bool = True) -> d
     return out
 
 
+def system_clock() -> dt.datetime:
+    """The machine's clock: the current moment, aware, in UTC."""
+    return dt.datetime.now(dt.timezone.utc)
+
+
+#: Where :func:`recorded_now` reads the time: :func:`system_clock` unless
+#: :func:`set_clock` gave another (a test's clock that it moves on by hand).
+_clock: Callable[[], dt.datetime] = system_clock
+
+
+def set_clock(clock: Callable[[], dt.datetime] | None) -> Callable[[], dt.datetime]:
+    """Make ``clock`` (a function returning an aware :class:`datetime.datetime`) the
+    source of recorded time for this process, every thread included; ``None`` puts back
+    :func:`system_clock`. Returns the clock it replaces, for the caller to put back.
+
+    For tests: recorded time has one-second resolution, so two minings one second apart
+    on a clock the test moves on by hand have distinct recorded times without waiting
+    a second. Valid time never reads it."""
+    global _clock
+    previous, _clock = _clock, clock or system_clock
+    return previous
+
+
 def recorded_now() -> str:
     """The current moment as recorded time: UTC ISO 8601, seconds
-    (``2024-05-01T09:30:00+00:00``)."""
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    (``2024-05-01T09:30:00+00:00``), read from the clock of :func:`set_clock`."""
+    return _clock().astimezone(dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def apply_timelines(conn, groups: Iterable[tuple[int, str]], registry: dict[str, Predicate] | None = None) -> int:

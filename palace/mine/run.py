@@ -391,11 +391,11 @@ class MineRun:
         ``cancel`` is set: a complete note not yet stored is left for the next run, a step
         of a long note that was read is stored first."""
         processes = nlp_processes(sum(len(item.new) for item in self.pending), self.config, self.options)
-        self.extractor = Extractor(rules=RelationRules.from_registry(self.registry, load_values(self.config)),
-                                   processes=processes)
+        self.extractor = self.store.extractor(RelationRules.from_registry(self.registry, load_values(self.config)),
+                                              processes)
         # spaCy's string store keeps every new token; a memory zone frees those of this
         # run once it ends (the watcher mines for days; nothing of a Doc outlives the loop)
-        zone = self.extractor.nlp.memory_zone() if self.pending else contextlib.nullcontext()
+        zone = self.extractor.memory_zone() if self.pending else contextlib.nullcontext()
         with zone:
             self.pending.sort(key=lambda item: len(item.new) > self.options.large_note_drawers)  # stable
             failed: set[str] = set()

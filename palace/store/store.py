@@ -2,10 +2,11 @@
 
 A :class:`Store` owns ``palace.db`` (one SQLite connection per thread, opened with WAL,
 foreign keys and the migrations of :mod:`palace.store.sqlite`), the vector store derived
-from it (:class:`palace.store.vectors.VectorStore`) and the embedding model that fills
-it (loaded on first use). The flows (mine, ask, the graph, the operations) receive a
-store, the :class:`palace.config.Config` and the predicate registry; only the handle,
-:class:`palace.core.Palace`, opens one.
+from it (:class:`palace.store.vectors.VectorStore`), the embedding model that fills it
+(loaded on first use) and the maker of the NLP extractor that reads the notes' graph
+(:meth:`Store.extractor`; the spaCy pipeline loads on the first text). The flows (mine,
+ask, the graph, the operations) receive a store, the :class:`palace.config.Config` and
+the predicate registry; only the handle, :class:`palace.core.Palace`, opens one.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ from __future__ import annotations
 import sqlite3
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from palace.errors import ModelMismatch
 from palace.store import sqlite as db
 from palace.store.vectors import VectorStore
 
 if TYPE_CHECKING:
+    from palace.nlp.extraction import Extractor
+    from palace.nlp.rules import RelationRules
     from palace.store.embedding import Embedder
 
 __all__ = ["Store"]
@@ -27,7 +30,9 @@ __all__ = ["Store"]
 
 class Store:
     """``palace.db`` at ``path`` (its connection for this thread: :attr:`conn`), the
-    ``vectors`` and the ``embedder``.
+    ``vectors``, the ``embedder`` and the maker of each mining run's NLP ``extractor``
+    (called as ``extractor(rules=…, processes=…)``; default
+    :class:`palace.nlp.extraction.Extractor`).
 
     One warm process may use it from several threads: each thread reads and writes
     through its own SQLite connection, so a read sees the latest committed state (WAL)
@@ -37,10 +42,11 @@ class Store:
     """
 
     def __init__(self, path: Path, conn: sqlite3.Connection, vectors: VectorStore,
-                 embedder: "Embedder | None" = None) -> None:
+                 embedder: "Embedder | None" = None, extractor: "Callable[..., Extractor] | None" = None) -> None:
         self.path = path
         self.vectors = vectors
         self._embedder = embedder
+        self._make_extractor = extractor
         self._local = threading.local()
         self._local.conn = conn
         self._connections: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {
@@ -70,6 +76,17 @@ class Store:
 
             self._embedder = default_embedder()
         return self._embedder
+
+    def extractor(self, rules: "RelationRules | None", processes: int = 1) -> "Extractor":
+        """A new NLP extractor for one mining run, reading relations by ``rules`` in
+        ``processes`` worker processes: :class:`palace.nlp.extraction.Extractor` (its spaCy
+        pipeline loads on the first text), or what the maker given to the store returns
+        (a test's fake that loads no model)."""
+        if self._make_extractor is not None:
+            return self._make_extractor(rules=rules, processes=processes)
+        from palace.nlp.extraction import Extractor
+
+        return Extractor(rules=rules, processes=processes)
 
     def model_info(self) -> tuple[str | None, int | None]:
         """``(name, dimension)`` of the embedding model recorded in this palace, if any."""
