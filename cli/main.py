@@ -26,6 +26,7 @@ def _load_app():
     from palace.cli import extract as _extract  # noqa: F401
     from palace.cli import fact as _fact  # noqa: F401
     from palace.cli import forget as _forget  # noqa: F401
+    from palace.cli import map as _map  # noqa: F401
     from palace.cli import facts as _facts  # noqa: F401
     from palace.cli import mcp_server as _mcp_server  # noqa: F401
     from palace.cli import mine as _mine  # noqa: F401

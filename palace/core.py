@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from palace.nlp.extraction import Extractor
     from palace.store.embedding import Embedder
     from palace.graph.facts import FactsResult
+    from palace.graph.map import MapData
+    from palace.ops.map_server import MapServer
     from palace.graph.profile import Connection, EntityProfile
     from palace.mine.extract import ExtractResult
     from palace.mine.options import MineOptions
@@ -321,6 +323,45 @@ class Palace:
                                                  registry=self.registry)
         return changes_in_window(self.conn, start or dt.date.min, end or dt.date.max, entity_ids=ids, wing=wing,
                                  room=room, registry=self.registry)
+
+    def map(self, names: tuple[str, ...] = (), *, wing: str | None = None, since: "dt.date | None" = None,
+            until: "dt.date | None" = None, candidates: bool = False, max_nodes: int | None = None) -> "MapData":
+        """What ``palace map`` draws about ``names`` (default: the busiest entities), in
+        ``wing`` (default: every wing but the private ones), valid in ``[since, until]``;
+        see :func:`palace.graph.map.map_data`. Raises :class:`UsageError` for an unknown
+        wing or a name the map may not show."""
+        from palace.graph.map import MAX_NODES, map_data
+
+        if wing is not None and wing not in self.wings():
+            raise UsageError(f"no wing {wing!r} in this palace", hint="palace status lists the wings")
+        return map_data(self.conn, self.config, self.registry, tuple(names), wing=wing, since=since, until=until,
+                        candidates=candidates, max_nodes=max_nodes or MAX_NODES, palace=str(self.path))
+
+    @staticmethod
+    def map_page(data: "MapData", *, served: bool = False) -> str:
+        """The self-contained HTML page of a map (:func:`palace.graph.map_page.render_page`)."""
+        from palace.graph.map_page import render_page
+
+        return render_page(data, served=served)
+
+    def serve_map(self, *, port: int = 0, wing: str | None = None) -> "MapServer":
+        """A server of this palace's map on 127.0.0.1 (``port`` 0: a free one) behind a
+        random token, limited to ``wing`` when given (else every wing but the private
+        ones), not yet started; see :mod:`palace.ops.map_server`. Each request reads the
+        palace anew (:meth:`map`), so the page follows a mine or a watcher. Raises
+        :class:`UsageError` for an unknown wing."""
+        from palace.ops.map_server import MapServer
+
+        if wing is not None and wing not in self.wings():
+            raise UsageError(f"no wing {wing!r} in this palace", hint="palace status lists the wings")
+
+        def page(query) -> str:
+            since = self.parse_day(query.since, "since")
+            until = self.parse_day(query.until, "until", end=True)
+            return self.map_page(self.map(query.names, wing=wing, since=since, until=until,
+                                          candidates=query.candidates, max_nodes=query.nodes), served=True)
+
+        return MapServer(page, port=port)
 
     def entity(self, name: str) -> "EntityProfile":
         """The profile card of ``name``; see :func:`palace.graph.profile.profile`."""

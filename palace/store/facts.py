@@ -129,6 +129,9 @@ class FactFilter:
     - ``changed_in``: began, or (a state) ended, in ``[start, end)`` of valid time.
     - ``changed_since``: learned, invalidated or superseded after that moment (recorded time).
     - ``candidates``: candidates awaiting review (the state ``candidate``).
+    - ``statuses``: in one of these states (:mod:`palace.store.fact_states`: ``live``,
+      ``planned``, ``candidate``…).
+    - ``not_wings``: read in none of these wings (a map leaves out the private ones).
     """
 
     entity_ids: tuple[int, ...] = ()
@@ -153,6 +156,8 @@ class FactFilter:
     changed_in: tuple[dt.date, dt.date] | None = None
     changed_since: str | None = None
     candidates: bool = False
+    statuses: tuple[str, ...] = ()
+    not_wings: tuple[str, ...] = ()
     any_of: tuple["FactFilter", ...] = ()
 
     def where(self, registry: dict) -> tuple[str, list]:
@@ -201,6 +206,10 @@ class FactFilter:
             add("f.status = 'live'")
         if self.unsuperseded:
             add("f.superseded_by IS NULL")
+        if self.statuses:
+            add(f"f.status IN ({_marks(self.statuses)})", *self.statuses)
+        if self.not_wings:
+            add(f"f.wing NOT IN ({_marks(self.not_wings)})", *self.not_wings)
         if self.overlaps:
             start, end = self.overlaps
             add("(f.valid_from IS NULL OR f.valid_from < ?) AND (f.valid_to IS NULL OR f.valid_to > ?)",
