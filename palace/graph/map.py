@@ -9,7 +9,7 @@ What is drawn (:func:`map_data`):
   behind a toggle, marked); rejected, retracted and invalidated facts never. Facts read
   in a private wing (:attr:`palace.config.Config.private_wings`) are left out unless
   that wing is the one asked for. With a window (``since``/``until``) only the facts
-  valid at some time in it.
+  valid at some time in it or ended in it.
 - **Nodes**: one per entity name key (an entity read under two types is one node) and
   one per literal value (a plan tier, a title, a decision's words). At most
   :data:`MAX_NODES`: the named entities and the entities their facts name, or — with no
@@ -190,8 +190,10 @@ def map_data(conn: sqlite3.Connection, config: "Config", registry: dict, names: 
     private = tuple(sorted(config.private_wings - ({wing} if wing else set())))
     statuses = ("live", "planned", "candidate") if candidates else ("live", "planned")
     end = until + dt.timedelta(days=1) if until else None
+    window = (since or dt.date.min, end or dt.date.max)
     scope = FactFilter(typed_only=True, statuses=statuses, wing=wing, not_wings=private if not wing else (),
-                       overlaps=(since or dt.date.min, end or dt.date.max) if since or until else None)
+                       # valid at some time in the window, or ended in it (a change of the window)
+                       any_of=(FactFilter(overlaps=window), FactFilter(changed_in=window)) if since or until else ())
     named = _named_ids(conn, registry, names, scope, wing, private)
     if names:
         seeds = [i for ids in named for i in ids]
@@ -203,10 +205,15 @@ def map_data(conn: sqlite3.Connection, config: "Config", registry: dict, names: 
         if ranked else ()
     ends = fact_ends(conn, [v.id for v in views])
     rows = entity_rows(conn, {i for s, o in ends.values() for i in (s, o) if i is not None} | set(ranked))
-    nodes, facts, edges = _draw(views, ends, rows, ranked, {i for ids in named for i in ids}, max_nodes, registry)
+    key_of = {i: f"e:{r['key']}" for i, r in rows.items()}
+    for ids in named:  # every entity a name finds is that name's one node
+        for i in ids:
+            key_of[i] = key_of[ids[0]]
+    nodes, facts, edges = _draw(views, ends, rows, key_of, ranked, {i for ids in named for i in ids}, max_nodes,
+                                registry)
     aliases = aliases_by_entity(conn, [i for i in rows])
     placed = _layout(nodes, edges)
-    drawn_ids = {i for i, r in rows.items() if f"e:{r['key']}" in nodes}
+    drawn_ids = {i for i in rows if key_of[i] in nodes}
     node_list = tuple(
         MapNode(id=key, name=n["name"], type=n["type"], facts=n["facts"], mentions=n["mentions"],
                 aliases=tuple(sorted({a for i in n["ids"] for a in aliases.get(i, ()) if a != n["name"]})),
@@ -220,7 +227,8 @@ def map_data(conn: sqlite3.Connection, config: "Config", registry: dict, names: 
         palace=palace, generated_at=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         today=today.isoformat(), names=tuple(names), wing=wing, since=since.isoformat() if since else None,
         until=until.isoformat() if until else None, candidates=candidates, first_day=first[:10], last_day=last[:10],
-        entities_total=count_entities(conn, scope, registry), entities_shown=len(drawn_ids), max_nodes=max_nodes,
+        entities_total=count_entities(conn, scope, registry),
+        entities_shown=sum(1 for n in node_list if n.type != "VALUE"), max_nodes=max_nodes,
         nodes=node_list, edges=tuple(edges), facts=tuple(facts), changes=tuple(changes[:CHANGE_LIMIT]),
         changes_total=len(changes),
         others=tuple(entity_names_ranked(conn, scope, registry, limit=OTHER_NAMES, skip=drawn_ids)),
@@ -265,11 +273,12 @@ def _value_key(value: str) -> str:
     return "v:" + " ".join(value.split()).casefold()
 
 
-def _draw(views: tuple[FactView, ...], ends: dict, rows: dict, ranked: list[int], named: set[int],
-          max_nodes: int, registry: dict) -> tuple[dict, list[MapFact], list[MapEdge]]:
+def _draw(views: tuple[FactView, ...], ends: dict, rows: dict, key_of: dict[int, str], ranked: list[int],
+          named: set[int], max_nodes: int, registry: dict) -> tuple[dict, list[MapFact], list[MapEdge]]:
     """The nodes (``{node id: {name, type, ids, mentions, facts, named}}``), facts and
-    edges of the map: entities in ``ranked`` order, each followed by its literal values,
-    while the budget lasts; the facts whose two ends are drawn."""
+    edges of the map: entities in ``ranked`` order (``key_of``: each entity's node id),
+    each followed by its literal values, while the budget lasts; the facts whose two ends
+    are drawn."""
     by_subject: dict[int, list[FactView]] = {}
     for view in views:
         by_subject.setdefault(ends[view.id][0], []).append(view)
@@ -279,7 +288,7 @@ def _draw(views: tuple[FactView, ...], ends: dict, rows: dict, ranked: list[int]
         row = rows.get(entity_id)
         if row is None:
             return False
-        key = f"e:{row['key']}"
+        key = key_of[entity_id]
         node = nodes.get(key)
         if node is None:
             if len(nodes) >= max_nodes:
@@ -301,7 +310,6 @@ def _draw(views: tuple[FactView, ...], ends: dict, rows: dict, ranked: list[int]
             if ends[view.id][1] is None and view.object and len(nodes) < max_nodes:
                 nodes.setdefault(_value_key(view.object), {"name": _label(view.object), "type": "VALUE", "ids": [],
                                                            "mentions": 0, "facts": 0, "named": False, "best": 0})
-    key_of = {i: f"e:{r['key']}" for i, r in rows.items()}
     edge_of: dict[tuple[str, str, str], int] = {}
     edge_facts: dict[int, list[int]] = {}
     kept: list[tuple[FactView, str, int | None]] = []

@@ -35,10 +35,11 @@ def entity_activity(conn: sqlite3.Connection, wanted: FactFilter, registry: dict
 
 
 def count_entities(conn: sqlite3.Connection, wanted: FactFilter, registry: dict) -> int:
-    """How many entities the facts ``wanted`` name (subject or entity object)."""
+    """How many entities (name keys: one name read under two types counts once) the facts
+    ``wanted`` name, as subject or entity object."""
     where, params = wanted.where(registry)
     return conn.execute(
-        f"SELECT count(*) FROM (SELECT f.subject_id FROM facts f WHERE {where}"
+        f"SELECT count(DISTINCT e.key) FROM entities e WHERE e.id IN (SELECT f.subject_id FROM facts f WHERE {where}"
         f" UNION SELECT f.object_id FROM facts f WHERE f.object_id IS NOT NULL AND {where})",
         (*params, *params)).fetchone()[0]
 
