@@ -49,7 +49,8 @@ def run() -> None:
     """Console entry point. A read command goes to the palace's warm server when one runs
     (:func:`palace.cli.client.forward`); otherwise, and for every other command, it runs
     here. Files the command creates are owner-only (umask 077): a palace holds the text
-    of the notes."""
+    of the notes. A closed pipe on stdout (``palace ask … | head -1``) ends it with exit 0
+    and no traceback, whether a server answered or not."""
     import os
 
     os.umask(0o077)
@@ -63,6 +64,11 @@ def run() -> None:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    except BrokenPipeError:
+        from palace.cli.app import closed_pipe
+
+        closed_pipe()
+        sys.exit(0)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ read and delete of the tables is a function of :mod:`palace.store.forget`.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -77,8 +78,8 @@ def _scopes(root: str, wing: str, rel: str) -> str:
 
 
 def allow(conn: "sqlite3.Connection", path: str | None = None, *, wing: str | None = None) -> int:
-    """Let the forgotten notes at ``path`` (a note or a folder, as given to
-    :func:`forget`), or of ``wing``, be mined again. Returns how many were blocked.
+    """Let the forgotten notes at ``path`` (a note or a folder, on disk or relative to
+    its wing's root, as given to :func:`forget`), or of ``wing``, be mined again. Returns how many were blocked.
     Raises :class:`UsageError` when neither is given."""
     if wing is not None:
         wanted = [_digest(f"wing\0{wing}")]
@@ -88,6 +89,11 @@ def allow(conn: "sqlite3.Connection", path: str | None = None, *, wing: str | No
         for root in [resolved, *resolved.parents]:  # whichever folder was the root, the hash says
             rel = resolved.relative_to(root).as_posix()
             wanted.append(_digest(f"{root}\0{'' if rel == '.' else rel}"))
+        rel = path.strip().replace("\\", "/").strip("/")
+        if rel and not Path(rel).is_absolute():  # relative to a wing's root, as `palace ask` prints it
+            for wing, root in forget_rows.roots(conn):
+                wanted.append(_digest(f"{root}\0{rel.removeprefix(wing + '/')}"))
+                wanted.append(_digest(f"{root}\0{rel}"))
     else:
         raise UsageError("--allow needs the PATH or the --wing that was forgotten")
     with db.transaction(conn):
@@ -182,7 +188,11 @@ def _forget_entity(store: "Store", config: "Config", registry: dict, name: str, 
 
 
 def _files_at(conn: "sqlite3.Connection", path: str) -> list:
-    """The files rows at ``path`` (a note, or every note under a folder), under any root."""
+    """The files rows at ``path`` (a note, or every note under a folder): a path on disk
+    under any root; else a path relative to a wing's root, as ``palace ask`` prints it
+    (``meetings/2024-04-12.md``, a trailing ``:line`` or ``:first-last`` allowed, or led
+    by the wing's name: ``sample/meetings/2024-04-12.md``). Raises :class:`UsageError`
+    when nothing is there, or when a relative path names notes in several wings."""
     resolved = Path(path).expanduser().resolve()
     found = []
     for wing, root in forget_rows.roots(conn):
@@ -192,9 +202,30 @@ def _files_at(conn: "sqlite3.Connection", path: str) -> list:
             continue
         found += forget_rows.files_under(conn, wing, "" if rel == "." else rel)
     if not found:
-        raise UsageError(f"no mined note at {path}", hint="give the path of a note or folder under a mined root"
+        found = _files_in_wings(conn, path)
+    if not found:
+        raise UsageError(f"no mined note at {path}", hint="give the path of a note or folder under a mined root,"
+                                                           " or relative to its wing as `palace ask` prints it"
                                                            " (palace status lists them)")
     return found
+
+
+def _files_in_wings(conn: "sqlite3.Connection", path: str) -> list:
+    """The files rows at ``path`` read relative to a wing's root (see :func:`_files_at`)."""
+    rel = re.sub(r":\d+(?:-\d+)?$", "", path.strip()).replace("\\", "/").strip("/")
+    if not rel or Path(rel).is_absolute() or ".." in rel.split("/"):
+        return []
+    by_wing: dict[str, list] = {}
+    for wing in forget_rows.wings_any_order(conn):
+        rows = forget_rows.files_under(conn, wing, rel)
+        if not rows and rel.startswith(wing + "/"):  # sample/meetings/… : the wing, then its path
+            rows = forget_rows.files_under(conn, wing, rel[len(wing) + 1:])
+        if rows:
+            by_wing[wing] = rows
+    if len(by_wing) > 1:
+        raise UsageError(f"{rel} names notes in several wings: {', '.join(sorted(by_wing))}",
+                         hint=f"lead it with the wing's name: {sorted(by_wing)[0]}/{rel}")
+    return next(iter(by_wing.values()), [])
 
 
 def _facts_of(conn: "sqlite3.Connection", drawer_ids: list[str], places: list[tuple[str, str]]) -> list:

@@ -146,7 +146,8 @@ def import_decisions(store: Store, registry: dict, path: Path) -> ImportReport:
                             valid_from=_day(d["valid_from"]), valid_to=_day(d["valid_to"]), note=d.get("note") or "",
                             # a candidate when exported (pending or rejected: the rejection is replayed after)
                             by=d.get("by") or "user",
-                            candidate=exported_state.get(d.get("fact_id")) in ("candidate", "rejected"))
+                            candidate=exported_state.get(d.get("fact_id")) in ("candidate", "rejected"),
+                            new=True)  # the export's own names: made again if this palace lacks them
             with db.transaction(conn):  # keep when it was decided
                 rows.set_decided_at(conn, made.id, d["created_at"])
             added += 1

@@ -67,7 +67,7 @@
   function radius(n) { return Math.min(22, 4 + 2.6 * Math.sqrt(n.facts)); }
   function px(n) { return n.x * W; }
   function py(n) { return n.y * H; }
-  var edgeEls = {}, labelEls = {}, nodeEls = {};
+  var edgeEls = {}, labelEls = {}, nodeEls = {}, hitEls = {};
 
   function drawAll() {
     var edgesG = $("edges"), labelsG = $("edge-labels"), nodesG = $("nodes");
@@ -79,9 +79,17 @@
                              "data-source": s.name, "data-target": t.name,
                              x1: (px(s) + dx * rs / len).toFixed(1), y1: (py(s) + dy * rs / len).toFixed(1),
                              x2: (px(t) - dx * rt / len).toFixed(1), y2: (py(t) - dy * rt / len).toFixed(1)}, edgesG, true);
-      el("title", {}, line, true).textContent = s.name + " " + e.predicate.replace(/_/g, " ") + " " + t.name;
-      line.addEventListener("click", function (ev) { ev.stopPropagation(); selectEdge(e.id); });
+      // a band 12 px wide along the line takes the clicks: a line 2 px wide is hard to hit
+      var nx = -dy / len * 6, ny = dx / len * 6;
+      var x1 = px(s) + dx * rs / len, y1 = py(s) + dy * rs / len, x2 = px(t) - dx * rt / len, y2 = py(t) - dy * rt / len;
+      var hit = el("polygon", {"class": "hit", "data-edge": e.id, "data-source": s.name, "data-predicate": e.predicate,
+                               "data-target": t.name, points: [[x1 + nx, y1 + ny], [x2 + nx, y2 + ny], [x2 - nx, y2 - ny],
+                               [x1 - nx, y1 - ny]].map(function (p) { return p[0].toFixed(1) + "," + p[1].toFixed(1); }).join(" ")},
+                   edgesG, true);
+      el("title", {}, hit, true).textContent = s.name + " " + e.predicate.replace(/_/g, " ") + " " + t.name;
+      hit.addEventListener("click", function (ev) { ev.stopPropagation(); selectEdge(e.id); });
       edgeEls[e.id] = line;
+      hitEls[e.id] = hit;
       var label = el("text", {"class": "edge-label", x: ((px(s) + px(t)) / 2).toFixed(1),
                               y: ((py(s) + py(t)) / 2 - 3).toFixed(1), "text-anchor": "middle"}, labelsG, true);
       label.textContent = e.predicate.replace(/_/g, " ");
@@ -116,6 +124,7 @@
       line.setAttribute("class", "edge " + cls + (state.selected === "edge:" + e.id ? " selected" : ""));
       line.setAttribute("data-state", best === null ? "hidden" : cls);
       labelEls[e.id].setAttribute("class", "edge-label" + (best === null ? " hidden" : ""));
+      hitEls[e.id].setAttribute("class", "hit" + (best === null ? " hidden" : ""));
       if (best !== null) { active[e.source] = true; active[e.target] = true; }
     });
     data.facts.forEach(function (f) {

@@ -1,0 +1,177 @@
+"""The rough edges a new user met (issue 24), each as the user met it: every test here
+failed before its fix."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from palace.cli.main import app
+
+PALACE = str(Path(sys.executable).parent / "palace")
+
+
+def run(*args: str, palace_dir: Path):
+    return CliRunner().invoke(app, [*args, "--palace", str(palace_dir)])
+
+
+@pytest.fixture()
+def sample_copy_palace(mined_sample, tmp_path) -> Path:
+    palace_dir = tmp_path / "palace"
+    shutil.copytree(mined_sample[0], palace_dir)
+    return palace_dir
+
+
+# -- `palace ask … | head -1` ------------------------------------------------------------
+
+
+def _into_closed_pipe(args: list[str], env: dict) -> subprocess.CompletedProcess:
+    """Run ``palace`` with its stdout on a pipe nobody reads any more (``| head -1`` once
+    head has its line): every write fails with EPIPE."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([PALACE, *args], stdout=write, stderr=subprocess.PIPE, text=True, env=env, timeout=300)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.slow
+def test_a_closed_pipe_ends_a_command_with_exit_0_and_no_traceback(mined_sample):
+    palace_dir, _ = mined_sample
+    env = {**os.environ, "PALACE_SERVER": "off"}
+    for args in (["ask", "what did we decide about the Harbor budget"], ["facts"], ["facts", "--json"]):
+        done = _into_closed_pipe([*args, "--palace", str(palace_dir)], env)
+        assert (done.returncode, done.stderr) == (0, ""), args
+
+
+@pytest.mark.slow
+def test_a_closed_pipe_after_a_served_answer_ends_with_exit_0_too(sample_copy_palace):
+    server = subprocess.Popen([PALACE, "serve", "--palace", str(sample_copy_palace)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().startswith("serving ")
+        done = _into_closed_pipe(["ask", "what did we decide about the Harbor budget", "--palace",
+                                  str(sample_copy_palace)], dict(os.environ))
+        assert (done.returncode, done.stderr) == (0, "")
+    finally:
+        server.terminate()
+        out, _ = server.communicate(timeout=60)
+    assert "stopped after 1 requests" in out  # the server answered it
+
+
+# -- MCP: the server's version, and an error at start ------------------------------------
+
+
+def _initialize(palace_dir: Path, *args: str):
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    async def start():
+        params = StdioServerParameters(command=PALACE, args=["mcp", "--palace", str(palace_dir), *args])
+        async with Client(params, read_timeout_seconds=120) as client:
+            return client.server_info
+
+    return asyncio.run(start())
+
+
+def _messages(error: BaseException) -> str:
+    """Every message of an exception and the exceptions it groups or chains."""
+    found = [str(error)]
+    for inner in getattr(error, "exceptions", ()):
+        found.append(_messages(inner))
+    if error.__cause__ is not None:
+        found.append(_messages(error.__cause__))
+    return "\n".join(found)
+
+
+@pytest.mark.slow
+def test_mcp_initialize_names_the_server_version_and_a_startup_error_reaches_the_client(mined_sample):
+    palace_dir, _ = mined_sample
+    info = _initialize(palace_dir)
+    assert info.name == "palace" and info.version == version("palace") != ""
+    with pytest.raises(BaseException) as refused:
+        _initialize(palace_dir, "--wing", "nosuch")
+    said = _messages(refused.value)
+    assert "palace mcp could not start: no wing 'nosuch' in this palace (hint: wings: sample)" in said
+    assert "Connection closed" not in said
+
+
+# -- "did you mean" instead of a new entity -----------------------------------------------
+
+
+def test_observe_and_fact_add_offer_did_you_mean_and_create_only_with_new(sample_copy_palace):
+    from palace.core import Palace
+
+    with Palace.open(sample_copy_palace, create=False) as palace:
+        before = len(palace.search_entities("okafr okafor bob", limit=50))
+    typo = run("observe", "Bob Okafr", "prefers tea", palace_dir=sample_copy_palace)
+    assert typo.exit_code == 1
+    assert "Error: no entity named 'Bob Okafr' in this palace" in typo.output
+    assert "did you mean: Bob Okafor? To make it a new entity, pass --new" in typo.output
+    fact = run("fact", "add", "Helen Marsch", "role", "VP", palace_dir=sample_copy_palace)
+    assert fact.exit_code == 1 and "did you mean: Helen Marsh?" in fact.output
+    wrong_object = run("fact", "add", "Bob Okafor", "reports_to", "Helen Marsch", palace_dir=sample_copy_palace)
+    assert wrong_object.exit_code == 1 and "no entity named 'Helen Marsch'" in wrong_object.output
+    with Palace.open(sample_copy_palace, create=False) as palace:  # nothing was made
+        assert len(palace.search_entities("okafr okafor bob", limit=50)) == before
+        assert palace.fact_decisions() == []
+    made = run("observe", "Dana Whitfeld", "prefers tea", "--new", palace_dir=sample_copy_palace)
+    assert made.exit_code == 0, made.output
+    added = run("fact", "add", "Bob Okafor", "reports_to", "Quinn Abara", "--from", "2025-06-01", "--new",
+                palace_dir=sample_copy_palace)
+    assert added.exit_code == 0, added.output
+    with Palace.open(sample_copy_palace, create=False) as palace:
+        assert [f.object for f in palace.facts(about="Dana Whitfeld").facts] == ["prefers tea"]
+        assert [f.object for f in palace.facts(about="Bob Okafor", predicate="reports_to").facts] == ["Quinn Abara"]
+
+
+def test_did_you_mean_names_only_what_the_callers_wing_holds(sample_copy_palace, tmp_path):
+    from palace.core import Palace
+    from palace.errors import UsageError
+
+    diary = tmp_path / "diary"
+    diary.mkdir()
+    (diary / "2025-02-01.md").write_text("# Private\n\nQuentin Vasquez works at Zorblat Clinic.\n")
+    with Palace.open(sample_copy_palace, create=False) as palace:
+        palace.mine(diary)
+        with pytest.raises(UsageError) as limited:
+            palace.add_fact("Quentin Vasqez", "role", "director", wing="sample", by="agent", candidate=True)
+        assert str(limited.value) == "no entity named 'Quentin Vasqez' in wing 'sample'"
+        assert "Quentin" not in limited.value.hint
+        with pytest.raises(UsageError) as everywhere:
+            palace.observe("Quentin Vasqez", "likes tea")
+        assert everywhere.value.hint.startswith("did you mean: Quentin Vasquez?")
+
+
+# -- `palace forget` takes the path `palace ask` prints ------------------------------------
+
+
+def test_forget_takes_the_wing_relative_path_that_ask_prints(sample_copy_palace, tmp_path, monkeypatch):
+    from palace.core import Palace
+
+    monkeypatch.chdir(tmp_path)  # anywhere but the notes' folder
+    with Palace.open(sample_copy_palace, create=False) as palace:
+        hit = palace.ask("what did we decide about the Larkspur renewal").results[0]
+    assert hit.path == "meetings/2024-11-26-larkspur-renewal.md"
+    printed = f"{hit.path}:{hit.line_start}-{hit.line_end}"  # as the rich output shows it
+    dry = run("forget", printed, "--dry-run", "--json", palace_dir=sample_copy_palace)
+    assert dry.exit_code == 0, dry.output
+    assert json.loads(dry.output)["files"] == 1 and json.loads(dry.output)["paths"] == [f"sample/{hit.path}"]
+    done = run("forget", hit.path, "--json", palace_dir=sample_copy_palace)
+    assert done.exit_code == 0, done.output
+    with Palace.open(sample_copy_palace, create=False) as palace:
+        assert all(h.path != hit.path for h in palace.ask("what did we decide about the Larkspur renewal").results)
+    assert run("forget", "--allow", hit.path, palace_dir=sample_copy_palace).output.startswith(
+        "1 forgotten note at meetings/2024-11-26-larkspur-renewal.md may be mined again")
+    missing = run("forget", "meetings/no-such-note.md", palace_dir=sample_copy_palace)
+    assert missing.exit_code == 1 and "no mined note at meetings/no-such-note.md" in missing.output
