@@ -175,3 +175,50 @@ def test_forget_takes_the_wing_relative_path_that_ask_prints(sample_copy_palace,
         "1 forgotten note at meetings/2024-11-26-larkspur-renewal.md may be mined again")
     missing = run("forget", "meetings/no-such-note.md", palace_dir=sample_copy_palace)
     assert missing.exit_code == 1 and "no mined note at meetings/no-such-note.md" in missing.output
+
+
+# -- `palace card` and `palace facts`: what comes first ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dana(tmp_path_factory) -> Path:
+    """A palace of four notes: Dana Lee's employer and role (January), two of her
+    decisions (June), a table that names a tool beside her (September), and a note with
+    no date of its own."""
+    from palace.core import Palace
+
+    root = tmp_path_factory.mktemp("dana")
+    notes = root / "notes"
+    notes.mkdir()
+    (notes / "2024-01-10.md").write_text("# Sync\n\nDana Lee works at Globex. Dana Lee is a staff engineer at Globex.\n")
+    (notes / "2024-06-01.md").write_text("# Budget\n\nDana Lee approved the Q3 budget. Dana Lee decided to move the"
+                                         " offsite to Lisbon.\n")
+    (notes / "2024-09-01-tools.md").write_text("# Tools\n\n| Name | Uses |\n|---|---|\n| Dana Lee | uses Kafka |\n")
+    (notes / "people.md").write_text("# People\n\nOmar Haddad works at Initech.\n")
+    with Palace.open(root / "palace") as palace:
+        palace.mine(notes)
+        assert "Kafka" in [f.object for f in palace.facts(about="Dana Lee").facts]  # the fragment is in the graph
+    return root / "palace"
+
+
+def test_the_card_says_current_states_first_then_events_and_no_table_fragment(dana):
+    card = run("card", "Dana Lee", "--facts", "3", palace_dir=dana)
+    assert card.exit_code == 0, card.output
+    assert card.output.splitlines()[1] == (
+        "- Dana Lee (PERSON): works_at Globex since 2024-01-10 [2024-01-10.md:3]; role staff engineer since"
+        " 2024-01-10 [2024-01-10.md:3]; approved Q3 budget on 2024-06-01 [2024-06-01.md:3]")
+    assert "Kafka" not in run("card", "Dana Lee", palace_dir=dana).output
+
+
+def test_palace_facts_lists_dated_facts_first_and_labels_the_undated(dana):
+    listed = run("facts", palace_dir=dana)
+    assert listed.exit_code == 0, listed.output
+    lines = [line for line in listed.output.splitlines() if not line.startswith("    ")]
+    assert lines[0].startswith("#") and "2024-01-10 → now" in lines[0]
+    undated = lines.index("undated (no day in the note for when it began; listed after the dated facts)")
+    assert all("? → now" not in line for line in lines[:undated])
+    (after,) = lines[undated + 1:]
+    assert "Omar Haddad –works_at→ Initech  ? → now" in after
+    data = json.loads(run("facts", "--json", palace_dir=dana).output)
+    starts = [f["valid_from"] for f in data["facts"]]
+    assert starts[-1] is None and None not in starts[:-1] and starts[:-1] == sorted(starts[:-1])

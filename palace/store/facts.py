@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from palace.nlp.markup import readable
 
 __all__ = ["FactFilter", "FactView", "fact_views", "count_facts", "any_fact", "fact_with_keys", "is_live", "fact_wing",
-           "candidates_of_rule", "live_mined_facts", "fact_values", "entity_edges", "cooccurrences"]
+           "candidates_of_rule", "live_mined_facts", "fact_values", "entity_edges", "cooccurrences",
+           "read_across_table_cells"]
 
 
 @dataclass(frozen=True)
@@ -268,13 +269,16 @@ def _ended(row, registry: dict) -> bool:
 
 
 def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, limit: int = 500,
-               newest_first: bool = False) -> tuple[FactView, ...]:
+               newest_first: bool = False, undated_last: bool = False) -> tuple[FactView, ...]:
     """The facts ``wanted`` selects, as :class:`FactView`, ordered by valid time, then
-    recorded time (``newest_first``: the latest recorded first), at most ``limit``.
-    ``registry`` (``{name: Predicate}``) says which predicates are events and which take
-    one value (for ``conflicts_with``)."""
+    recorded time (``newest_first``: the latest recorded first), at most ``limit``; with
+    ``undated_last`` the facts with no valid start come after the dated ones (else
+    before). ``registry`` (``{name: Predicate}``) says which predicates are events and
+    which take one value (for ``conflicts_with``)."""
     where, params = wanted.where(registry)
     order = "f.recorded_at DESC, f.id DESC" if newest_first else "f.valid_from, f.recorded_at, f.id"
+    if undated_last and not newest_first:
+        order = "f.valid_from IS NULL, " + order
     rows = conn.execute(
         "SELECT f.*, s.name AS subject_name, coalesce(o.name, f.object_value) AS object_name,"
         " d.line_start + length(substr(d.text, 1, f.char_start)) - length(replace(substr(d.text, 1, f.char_start),"
@@ -398,3 +402,16 @@ def cooccurrences(conn: sqlite3.Connection, entity_ids) -> list[tuple[int, int]]
     return [tuple(r) for r in conn.execute(
         f"SELECT subject_id, object_id FROM facts WHERE predicate = 'mentioned_with' AND status = 'live'"
         f" AND (subject_id IN ({_marks(ids)}) OR object_id IN ({_marks(ids)}))", ids + ids)]
+
+
+def read_across_table_cells(conn: sqlite3.Connection, fact_ids) -> set[int]:
+    """Those of ``fact_ids`` that a sentence rule read across the cells of a table row
+    ("| Dana Lee | uses Kafka |" is no sentence): their sentence holds a ``|`` and their
+    rule is not a key–value or front-matter reading (``| Plan | Pro |`` is one)."""
+    ids = list(fact_ids)
+    if not ids:
+        return set()
+    return {r[0] for r in conn.execute(
+        f"SELECT id FROM facts WHERE id IN ({_marks(ids)}) AND instr(sentence, '|') > 0"
+        " AND substr(extractor, instr(extractor, '/') + 1) NOT LIKE 'key-%'"
+        " AND substr(extractor, instr(extractor, '/') + 1) NOT LIKE 'front-matter-%'", ids)}
