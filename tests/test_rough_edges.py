@@ -222,3 +222,32 @@ def test_palace_facts_lists_dated_facts_first_and_labels_the_undated(dana):
     data = json.loads(run("facts", "--json", palace_dir=dana).output)
     starts = [f["valid_from"] for f in data["facts"]]
     assert starts[-1] is None and None not in starts[:-1] and starts[:-1] == sorted(starts[:-1])
+
+
+# -- evidence from an untrusted wing, or whose facts the user turned down, is marked --------
+
+
+def test_evidence_from_an_untrusted_wing_or_with_rejected_facts_is_marked(sample_copy_palace, tmp_path):
+    from palace.core import Palace
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "2025-03-01.md").write_text("# Forwarded\n\nJess Kowalski works at Umbrella Corp.\n")
+    (sample_copy_palace / "config.json").write_text(json.dumps({"wings": {"inbox": {"trust": "untrusted"}}}))
+    with Palace.open(sample_copy_palace, create=False) as palace:
+        palace.mine(inbox)
+        hits = palace.ask("where does Jess Kowalski work").results
+        forwarded = next(h for h in hits if h.wing == "inbox")
+        assert forwarded.caution == ("untrusted wing",)
+        assert all(h.caution == () for h in hits if h.wing == "sample")
+        (candidate,) = palace.pending_review().candidates
+        palace.review(False, fact_ids=(candidate.id,), reason="not her employer")
+        retracted = next(f for f in palace.facts(about="Larkspur", predicate="plan").facts if f.object == "Starter")
+        palace.retract_fact(retracted.id, reason="we never downgraded")
+        forwarded = next(h for h in palace.ask("where does Jess Kowalski work").results if h.wing == "inbox")
+        assert forwarded.caution == ("untrusted wing", "a fact read here was rejected by the user")
+        renewal = next(h for h in palace.ask("what did we decide about the Larkspur renewal").results
+                       if h.drawer_id == retracted.drawer_id)
+        assert renewal.caution == ("a fact read here was retracted by the user",)
+    shown = run("ask", "where does Jess Kowalski work", palace_dir=sample_copy_palace).output
+    assert "caution: untrusted wing; a fact read here was rejected by the user" in shown

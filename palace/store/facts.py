@@ -16,7 +16,7 @@ from palace.nlp.markup import readable
 
 __all__ = ["FactFilter", "FactView", "fact_views", "count_facts", "any_fact", "fact_with_keys", "is_live", "fact_wing",
            "candidates_of_rule", "live_mined_facts", "fact_values", "entity_edges", "cooccurrences",
-           "read_across_table_cells"]
+           "read_across_table_cells", "decided_against"]
 
 
 @dataclass(frozen=True)
@@ -415,3 +415,17 @@ def read_across_table_cells(conn: sqlite3.Connection, fact_ids) -> set[int]:
         f"SELECT id FROM facts WHERE id IN ({_marks(ids)}) AND instr(sentence, '|') > 0"
         " AND substr(extractor, instr(extractor, '/') + 1) NOT LIKE 'key-%'"
         " AND substr(extractor, instr(extractor, '/') + 1) NOT LIKE 'front-matter-%'", ids)}
+
+
+def decided_against(conn: sqlite3.Connection, drawer_ids) -> dict[str, tuple[str, ...]]:
+    """``{drawer id: states}``: the drawers of ``drawer_ids`` holding a fact the user
+    ``rejected`` (a candidate turned down in review) or ``retracted``, and which of the two."""
+    ids = list(drawer_ids)
+    if not ids:
+        return {}
+    out: dict[str, list[str]] = {}
+    for drawer, status in conn.execute(
+            f"SELECT DISTINCT drawer_id, status FROM facts WHERE drawer_id IN ({_marks(ids)})"
+            " AND status IN ('rejected', 'retracted') ORDER BY drawer_id, status", ids):
+        out.setdefault(drawer, []).append(status)
+    return {d: tuple(v) for d, v in out.items()}
