@@ -496,13 +496,14 @@ class Palace:
         return export_graph(self.store, self.registry, graphml=graphml)
 
     def import_decisions(self, path: str | Path) -> "ImportReport":
-        """Replay the user's decisions of an export into this palace, holding the write lock
+        """Replay the user's decisions of an export into this palace (after forgetting the
+        notes its forget list names), holding the write lock
         for the run (:class:`palace.errors.PalaceBusy` beside another writer or a watcher);
         see :func:`palace.ops.portable.import_decisions`."""
         from palace.ops.portable import import_decisions
 
         with self._writing("import"):
-            return import_decisions(self.store, self.registry, Path(path))
+            return import_decisions(self.store, self.config, self.registry, Path(path))
 
     def claim_server(self) -> "Callable[[], None] | None":
         """Become the one process that serves this palace: an exclusive ``flock`` on its

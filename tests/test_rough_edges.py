@@ -251,3 +251,44 @@ def test_evidence_from_an_untrusted_wing_or_with_rejected_facts_is_marked(sample
         assert renewal.caution == ("a fact read here was retracted by the user",)
     shown = run("ask", "where does Jess Kowalski work", palace_dir=sample_copy_palace).output
     assert "caution: untrusted wing; a fact read here was rejected by the user" in shown
+
+
+# -- export and import carry what was forgotten ---------------------------------------------
+
+
+def test_an_import_forgets_what_the_exporting_palace_forgot(tmp_path):
+    from palace.core import Palace
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-03-01.md").write_text("# Sync\n\nDana Lee works at Initech.\n")
+    (notes / "2024-05-02-offsite.md").write_text("# Offsite\n\nOmar Haddad works at Globex. ZANZIBARCANARY plans.\n")
+    moved = tmp_path / "elsewhere" / "archive"  # the same notes after a move: another wing, another name
+    shutil.copytree(notes, moved)
+    (moved / "2024-05-02-offsite.md").rename(moved / "2024-05-02-retreat.md")
+    with Palace.open(tmp_path / "first") as palace:
+        palace.mine(notes)
+        palace.forget(str(notes / "2024-05-02-offsite.md"))
+    export = tmp_path / "graph.json"
+    assert run("export", "--out", str(export), palace_dir=tmp_path / "first").exit_code == 0
+    listed = json.loads(export.read_text())["forgotten"]
+    assert len(listed) == 1 and set(listed[0]) == {"path_hash", "content_hash", "scopes", "forgotten_at"}
+    assert "offsite" not in export.read_text() and "ZANZIBAR" not in export.read_text()  # hashes only
+
+    for name, root in (("same", notes), ("moved", moved)):
+        rebuilt = tmp_path / name
+        with Palace.open(rebuilt) as palace:
+            palace.mine(root)
+            assert [f.object for f in palace.facts(about="Omar Haddad").facts] == ["Globex"]
+        imported = run("import", str(export), "--json", palace_dir=rebuilt)
+        assert imported.exit_code == 0, imported.output
+        assert json.loads(imported.output)["notes_forgotten"] == 1, name
+        with Palace.open(rebuilt, create=False) as palace:
+            with pytest.raises(Exception, match="no entity named 'Omar Haddad'"):
+                palace.facts(about="Omar Haddad")
+            assert [f.object for f in palace.facts(about="Dana Lee").facts] == ["Initech"]
+            assert all("2024-05-02" not in hit.path for hit in palace.ask("ZANZIBARCANARY plans").results)
+            again = palace.mine(root)  # the note is never read again
+            assert (again.indexed, again.unchanged) == (0, 1)
+            with pytest.raises(Exception, match="no entity named 'Omar Haddad'"):
+                palace.facts(about="Omar Haddad")

@@ -57,6 +57,8 @@ CHANGE_LIMIT = 1000
 LAYOUT_SEED = 7
 #: Width over height of the page's drawing (its SVG is 1000 × 700).
 ASPECT = 1000 / 700
+#: Room beside a small part (three nodes or fewer) for its labels, in layout units.
+LABEL_ROOM = 2.0
 #: A literal value longer than this is cut on its node's label (the panel shows it whole).
 LABEL_CHARS = 40
 
@@ -385,11 +387,30 @@ def _changes(facts: list[MapFact], since: dt.date | None, end: dt.date | None) -
     return out
 
 
+def _star(graph, part: list[str]) -> dict[str, tuple[float, float]] | None:
+    """The places of a connected part that is a star — one node and the values or names
+    only it links to, the common shape of a map's small parts — its centre in the middle
+    and the rest on a circle, in name order; None for any other shape. (A spring layout
+    of each of hundreds of small parts costs seconds and says no more.)"""
+    import math
+
+    sub = graph.subgraph(part)
+    hub = max(part, key=lambda n: (sub.degree(n), n))
+    if sub.degree(hub) != len(part) - 1 or sub.number_of_edges() != len(part) - 1:
+        return None
+    leaves = [n for n in part if n != hub]
+    turn = 2 * math.pi / len(leaves)
+    return {hub: (0.0, 0.0), **{n: (math.cos(math.pi / 2 + i * turn), math.sin(math.pi / 2 + i * turn))
+                                for i, n in enumerate(leaves)}}
+
+
 def _layout(nodes: dict, edges: list[MapEdge]) -> dict[str, tuple[float, float]]:
-    """Each node's place, in [0.03, 0.97] on both axes. Each connected part is laid out by
-    networkx's spring layout with the fixed :data:`LAYOUT_SEED` in a square whose side
-    grows with the square root of its size, and the squares are packed in rows, largest
-    first, to fill a page of :data:`ASPECT` (width over height)."""
+    """Each node's place, in [0.03, 0.97] on both axes. Each connected part is laid out —
+    a star as a hub and a circle (:func:`_star`), any other shape by networkx's spring
+    layout with the fixed :data:`LAYOUT_SEED` — in a square whose side
+    grows with the square root of its size (a small part gets :data:`LABEL_ROOM` beside
+    it for its labels), and the boxes are packed in rows, largest first, to fill a page of
+    :data:`ASPECT` (width over height)."""
     if not nodes:
         return {}
     import networkx as nx
@@ -398,27 +419,31 @@ def _layout(nodes: dict, edges: list[MapEdge]) -> dict[str, tuple[float, float]]
     graph.add_nodes_from(nodes)
     graph.add_edges_from((e.source, e.target) for e in edges if e.source != e.target)
     parts = sorted((sorted(c) for c in nx.connected_components(graph)), key=lambda c: (-len(c), c[0]))
-    boxes = []  # (side, {node: (x, y) in [0, side]})
+    boxes = []  # (width, height, {node: (x, y) inside})
     for part in parts:
-        side = 0.6 + 1.9 * len(part) ** 0.5 if len(part) > 2 else 1.0 + 1.1 * len(part) ** 0.5
+        side = 1.0 + 2.4 * len(part) ** 0.5 if len(part) > 3 else 1.0 + 1.4 * len(part) ** 0.5
+        width = side if len(part) > 3 else side + LABEL_ROOM  # a small part is mostly its labels
         if len(part) == 1:
-            boxes.append((side, {part[0]: (side / 2, side / 2)}))
+            boxes.append((width, side, {part[0]: (0.5, side / 2)}))
             continue
-        pos = nx.spring_layout(graph.subgraph(part), seed=LAYOUT_SEED, iterations=100)
+        pos = _star(graph, part) or nx.spring_layout(graph.subgraph(part), seed=LAYOUT_SEED, iterations=60)
         xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
         x0, y0 = min(xs), min(ys)
-        w, h = (max(xs) - x0) or 1.0, (max(ys) - y0) or 1.0
-        boxes.append((side, {n: (0.5 + (side - 1) * (p[0] - x0) / w, 0.5 + (side - 1) * (p[1] - y0) / h)
-                             for n, p in pos.items()}))
-    row_width = max(max(b[0] for b in boxes), (sum(b[0] ** 2 for b in boxes) * ASPECT) ** 0.5)
+        w, h = max(xs) - x0, max(ys) - y0
+
+        def spread(value: float, low: float, extent: float) -> float:  # a part with no extent sits in the middle
+            return side / 2 if extent < 1e-9 else 0.5 + (side - 1) * (value - low) / extent
+
+        boxes.append((width, side, {n: (spread(p[0], x0, w), spread(p[1], y0, h)) for n, p in pos.items()}))
+    row_width = max(max(b[0] for b in boxes), (sum(b[0] * b[1] for b in boxes) * ASPECT) ** 0.5)
     placed: dict[str, tuple[float, float]] = {}
     x = y = row_height = 0.0
-    for side, pos in boxes:
-        if x > 0 and x + side > row_width:
+    for width, height, pos in boxes:
+        if x > 0 and x + width > row_width:
             x, y, row_height = 0.0, y + row_height, 0.0
         for n, (px, py) in pos.items():
             placed[n] = (x + px, y + py)
-        x, row_height = x + side, max(row_height, side)
+        x, row_height = x + width, max(row_height, height)
     width, height = max(row_width, x), y + row_height
     scale = max(width / ASPECT, height)  # keep the proportions: one unit is as long across as down
     return {n: (round(0.03 + 0.94 * px / (scale * ASPECT), 4), round(0.03 + 0.94 * py / scale, 4))

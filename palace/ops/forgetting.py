@@ -14,8 +14,10 @@ row's terms otherwise stay in its segments), the database vacuumed and its write
 log truncated — so the forgotten text is in no file of the palace. The audit
 (``forget_log``) keeps the kind, a SHA-256 of the target and the counts, no content. A
 forgotten path is not mined again: :func:`palace.store.drawers.forgotten_paths` is read by
-the mine run (:meth:`palace.mine.run.MineRun.decide`), until :func:`allow` lifts it. Every
-read and delete of the tables is a function of :mod:`palace.store.forget`.
+the mine run (:meth:`palace.mine.run.MineRun.decide`), until :func:`allow` lifts it. The
+list (hashes of each note's ``wing/path`` and of its content) travels with an export, and
+:func:`forget_listed` applies it on import. Every read and delete of the tables is a
+function of :mod:`palace.store.forget`.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from palace.graph.temporal import apply_timelines, recorded_now
 from palace.store import forget as forget_rows
 from palace.store import readings
 from palace.store import sqlite as db
-from palace.store.drawers import path_hash, remove_drawer
+from palace.store.drawers import forgotten_paths, path_hash, remove_drawer
 from palace.store.entities import find_entities
 from palace.store.resolution import refresh_aliases
 
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
     from palace.config import Config
     from palace.store.store import Store
 
-__all__ = ["ForgetReport", "forget", "allow", "compact"]
+__all__ = ["ForgetReport", "forget", "forget_listed", "allow", "compact"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,35 @@ def forget(store: "Store", config: "Config", registry: dict, *, path: str | None
     else:
         rows = _files_at(conn, path)
         kind, target = "path", path
+    return _forget_files(store, config, registry, rows, kind, target, dry_run)
+
+
+def forget_listed(store: "Store", config: "Config", registry: dict, entries: list[dict]) -> int:
+    """Apply the forget list of an export (:func:`palace.store.forget.forget_list`:
+    ``path_hash`` of a note's ``wing/path``, ``content_hash`` of its bytes, ``scopes``) to
+    the palace in ``store``: forget every note found by either hash, as ``palace forget``
+    does, and keep every entry so that no later mine reads those notes again. Returns how
+    many notes were forgotten now. The caller holds the one-writer lock."""
+    conn = store.conn
+    paths = {e["path_hash"] for e in entries if isinstance(e, dict) and e.get("path_hash")}
+    contents = {e["content_hash"] for e in entries if isinstance(e, dict) and e.get("content_hash")}
+    rows = [r for r in forget_rows.files_with_hashes(conn)
+            if path_hash(r["wing"], r["path"]) in paths or (r["content_hash"] and r["content_hash"] in contents)]
+    forgotten = _forget_files(store, config, registry, rows, "path", "(import)", False).files if rows else 0
+    with db.transaction(conn):
+        known = forgotten_paths(conn)
+        forget_rows.remember_forgotten(conn, [
+            (e["path_hash"], e.get("scopes") or "", e.get("content_hash"))
+            for e in entries if isinstance(e, dict) and e.get("path_hash") and e["path_hash"] not in known],
+            recorded_now())
+    return forgotten
+
+
+def _forget_files(store: "Store", config: "Config", registry: dict, rows: list, kind: str, target: str,
+                  dry_run: bool) -> ForgetReport:
+    """Forget the notes of the files ``rows`` (see :func:`forget`); ``kind`` and
+    ``target`` name what was asked for, in the report and the audit."""
+    conn = store.conn
     file_ids = [r["id"] for r in rows]
     drawers = forget_rows.drawers_of_files(conn, file_ids)
     places = [(r["wing"], r["path"]) for r in rows]
@@ -141,8 +172,8 @@ def forget(store: "Store", config: "Config", registry: dict, *, path: str | None
             gone = forget_rows.delete_unsupported_entities(conn)
             if dry_run:
                 raise _DryRun(ForgetReport(dry_run=True, entities=gone, decisions=decisions, **report))
-            forget_rows.remember_forgotten(
-                conn, [(path_hash(r["wing"], r["path"]), _scopes(r["root"], r["wing"], r["path"])) for r in rows], now)
+            forget_rows.remember_forgotten(conn, [(path_hash(r["wing"], r["path"]), _scopes(r["root"], r["wing"], r["path"]),
+                                                   r["content_hash"]) for r in rows], now)
             for name in wings:
                 db.set_meta(conn, f"resolution_pending:{name}", now)
             audit = _audit(conn, kind, target, now, files=len(rows), drawers=len(drawers), facts=len(facts),
