@@ -28,7 +28,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / ".artifacts" / "map"
-RUST = REPO.parent / "shared" / "corpora" / "rust-governance-minutes"
+#: Where the Rust governance minutes are looked for (never copied into the project):
+#: ``$PALACE_RUST_MINUTES``, then ``../shared/corpora/`` beside the clone, then /work/shared/corpora/.
+RUST_PLACES = tuple(Path(p) for p in (os.environ.get("PALACE_RUST_MINUTES") or "",
+                                      REPO.parent / "shared" / "corpora" / "rust-governance-minutes",
+                                      "/work/shared/corpora/rust-governance-minutes") if str(p))
 #: The slice of the Rust minutes mined here (about 44,000 words of 554,000): the lang
 #: team's minutes of 2019 and January 2020 and the notes that carry an RFC's status on
 #: from there to 2026 — so the slice holds the same chain of superseded statuses as the
@@ -52,6 +56,13 @@ def _missing(reason: str):
     if os.environ.get("PALACE_REQUIRE_BROWSER") == "1":
         pytest.fail(f"PALACE_REQUIRE_BROWSER=1 but {reason}")
     pytest.skip(f"{reason}: install Debian's chromium and chromium-driver (.ci/run does) to run the browser tests")
+
+
+def _missing_corpus():
+    reason = f"the Rust governance minutes are in none of {', '.join(map(str, RUST_PLACES))}"
+    if os.environ.get("PALACE_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"PALACE_REQUIRE_BROWSER=1 but {reason} (set PALACE_RUST_MINUTES)")
+    pytest.skip(f"{reason}: set PALACE_RUST_MINUTES to run the Rust minutes' map test")
 
 
 def _no_network_wrapper(chromium: str, folder: Path) -> tuple[str, bool]:
@@ -160,12 +171,14 @@ def rust_slice(tmp_path_factory):
     the corpus): ``palace_dir``."""
     from palace.core import Palace
 
-    if not RUST.is_dir():
-        pytest.skip(f"the Rust minutes are not at {RUST}")
+    found = [p for p in RUST_PLACES if p.is_dir()]
+    if not found:
+        _missing_corpus()
+    rust = found[0]
     root = tmp_path_factory.mktemp("rust") / "rust-governance-minutes"
     for pattern in RUST_SLICE:
-        for source in sorted(RUST.glob(pattern)):
-            target = root / source.relative_to(RUST)
+        for source in sorted(rust.glob(pattern)):
+            target = root / source.relative_to(rust)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     palace_dir = root.parent / "palace"
