@@ -219,6 +219,7 @@ class Palace:
         cancel: "threading.Event | None" = None,
         on_progress: "Callable[[str, int, int], None] | None" = None,
         options: "MineOptions | None" = None,
+        on_phase: "Callable[[str, int, int], None] | None" = None,
     ) -> "MineReport":
         """Mine the folder ``root`` into the wing ``wing`` (default: the folder's name);
         ``paths``, ``cancel`` and the callbacks as in :class:`palace.mine.run.MineRun`;
@@ -233,7 +234,8 @@ class Palace:
         options = options or MineOptions()
         if verify:
             options = replace(options, verify=True)
-        callbacks = MineCallbacks(on_start=on_start, on_file=on_file, on_progress=on_progress, cancel=cancel)
+        callbacks = MineCallbacks(on_start=on_start, on_file=on_file, on_progress=on_progress, on_phase=on_phase,
+                                  cancel=cancel)
         with self._writing("mine"):
             return MineRun(self.store, self.config, self.registry, options, callbacks).mine(
                 Path(root), wing=wing, paths=paths)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -292,3 +293,54 @@ def test_an_import_forgets_what_the_exporting_palace_forgot(tmp_path):
             assert (again.indexed, again.unchanged) == (0, 1)
             with pytest.raises(Exception, match="no entity named 'Omar Haddad'"):
                 palace.facts(about="Omar Haddad")
+
+
+# -- the progress bar after the last path, and in 80 columns ------------------------------
+
+LONG_NOTE = "projects/rust-lang/compiler-team/minutes/2023-04-1{}-compiler-team-triage-meeting-notes.md"
+
+
+def _mine_in_a_terminal(notes: Path, palace_dir: Path, columns: int) -> list[str]:
+    """``palace mine notes`` in a pseudo-terminal ``columns`` wide: the lines of the bar
+    it drew on the way, escape codes removed."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    env = {**os.environ, "COLUMNS": str(columns), "LINES": "24", "TERM": "xterm", "PALACE_PATH": str(palace_dir)}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the terminal's size, then palace
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+        os.execve(PALACE, [PALACE, "mine", str(notes)], env)
+    raw = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        raw += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    assert os.waitstatus_to_exitcode(status) == 0, raw.decode(errors="replace")[-2000:]
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw.decode(errors="replace"))
+    return [line for line in re.split(r"[\r\n]", text) if line.startswith("mining")]
+
+
+@pytest.mark.slow
+def test_the_mine_bar_shows_the_vectors_after_the_last_path_and_keeps_count_and_clock_in_80_columns(tmp_path):
+    notes = tmp_path / "notes"
+    for day in range(3):
+        note = notes / LONG_NOTE.format(day)
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"# Triage {day}\n\n" + f"Ana Lima met Bo Chen in Lisbon on 2023-04-1{day}.\n\n" * 4)
+    lines = _mine_in_a_terminal(notes, tmp_path / "palace", 80)
+    assert lines, "the bar was never drawn"
+    for line in lines:
+        assert len(line) <= 80, line
+        assert re.search(r"\b[0-3]/3\b", line) and re.search(r"\b0:00:\d\d\b", line), line  # count and clock whole
+    # once every path is done the bar says what the run still does, ending with every vector stored
+    assert re.search(r"3/3 .*resolving names", "\n".join(lines))
+    assert re.search(r"3/3 .*vectors (\d+)/\1 drawers", "\n".join(lines))
