@@ -161,7 +161,7 @@ class MineRun:
             self.store_notes()
             self.resolve()
         finally:
-            self.embedded = self.worker.finish()
+            self.embedded = self.worker.finish(self._phase_vectors if self.callbacks.on_phase else None)
         flush_tombstones(self.store)
         db.private(self.store.path)  # the files Chroma and SQLite made during the run: owner-only
         return self.report(started, started_at)
@@ -484,11 +484,17 @@ class MineRun:
 
     # -- resolve and report ------------------------------------------------------------
 
+    def _phase_vectors(self, done: int, total: int) -> None:
+        """Tell ``on_phase`` how far the vectors of the run are: ``done`` of ``total`` drawers."""
+        self.callbacks.on_phase("vectors", done, total)
+
     def resolve(self) -> None:
         """The resolve stage: when the run changed anything, or an earlier run left the
         wing's resolution owed, link lower-case names, resolve the wing's entities and
         replay the user's decisions (:func:`finish_resolution`)."""
         if any(o.status != "unchanged" for o in self.outcomes) or resolution_pending(self.conn, self.wing):
+            if self.callbacks.on_phase:
+                self.callbacks.on_phase("resolving", 0, 0)
             finish_resolution(self.conn, self.wing, self.registry, self.config)
 
     def report(self, started: float, started_at: str) -> "MineReport":
