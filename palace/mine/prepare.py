@@ -88,7 +88,7 @@ def prepare_note(wing: str, rel: str, note: Note, stored: dict[str, str], embedd
     ``stored``: ``{drawer id: embed_hash}`` of the note's drawers an earlier run stored.
     Raises whatever the chunker raises (the run records the note as failed)."""
     chunks = chunk_markdown(note.text, body_start=note.body_start, count_tokens=embedder.count_tokens,
-                            max_tokens=embedder.max_tokens - PREFIX_TOKENS)
+                            max_tokens=embedder.max_tokens - PREFIX_TOKENS, rst=rel.casefold().endswith(".rst"))
     occurrences: dict[str, int] = {}
     ids = []
     guessed = note.doc_date_source in ("mtime", "heading", "git")  # may move without the text changing

@@ -454,7 +454,8 @@ class MineRun:
             for index in item.new:
                 chunk = item.chunks[index]
                 context = Context(title=item.note.title, heading=chunk.heading_path[-1] if chunk.heading_path else "",
-                                  owner=self.config.owner, date_order=item.note.date_order)
+                                  owner=self.config.owner, date_order=item.note.date_order,
+                                  document=item.note.document.name if item.note.document else "")
                 yield chunk.text, drawer_date(item.note, chunk).start, context
 
     def _extract_note(self, item: PendingNote, results: Iterator) -> Generator[Extracted, None, bool]:
