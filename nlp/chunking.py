@@ -136,6 +136,7 @@ def chunk_markdown(
     max_tokens: int,
     target_tokens: int | None = None,
     rst: bool = False,
+    days: Sequence[tuple[int, str]] = (),
 ) -> list[Chunk]:
     """Cut ``source[body_start:]`` into heading-aware chunks of at most ``max_tokens``.
 
@@ -147,7 +148,9 @@ def chunk_markdown(
     ``max(1, 3 * max_tokens // 4)``). ``rst``: the text is reStructuredText, whose
     section titles are underlined (and maybe overlined) by any :data:`ADORNMENT`, each
     style a level in the order the styles first appear; ``#`` lines and backtick
-    fences are then text.
+    fences are then text. ``days``: ``(offset of a line, title)`` where a chat's new day
+    begins (:func:`palace.nlp.chats.chat_days`): each starts a section above every
+    heading, titled by its day (``2024-03-12``), which no chunk runs across.
 
     Returns the chunks in file order (empty for an empty or whitespace-only body); see the
     module docstring for how cuts are chosen and what is guaranteed.
@@ -171,13 +174,14 @@ def chunk_markdown(
             return counts  # the chunker reports the wrong number of counts
         return [max(count, -(-len(text) // MAX_CHARS_PER_TOKEN)) for count, text in zip(counts, texts)]
 
-    return _Chunker(source, body_start, bounded, max_tokens, target_tokens, rst).run()
+    return _Chunker(source, body_start, bounded, max_tokens, target_tokens, rst, days).run()
 
 
 class _Chunker:
     def __init__(self, source: str, body_start: int, count_tokens: CountTokens, max_tokens: int, target: int,
-                 rst: bool = False):
+                 rst: bool = False, days: Sequence[tuple[int, str]] = ()):
         self.rst = rst
+        self.days = dict(days)
         self.styles: list[tuple[str, bool]] = []  # reST adornment styles (char, overlined), in order seen
         self.src = source
         self.body_start = body_start
@@ -255,6 +259,9 @@ class _Chunker:
                 prev_blank, prev_para_single = True, False
                 pos = end
                 continue
+            if pos in self.days:  # a chat's new day: a section of its own, above every heading
+                heads.append((pos, 0, self.days[pos]))
+                starts.append((pos, 0))
             if self.rst:
                 taken = self.rst_heading(line, pos, end, prev_blank, prev_para_single, prev_start, prev_text,
                                          heads, starts)

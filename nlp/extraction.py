@@ -383,7 +383,15 @@ class Extractor:
             context = context or Context()
             # a capitalised English word before a colon labels a line ("Work: we moved…")
             known = known_words(self.nlp)
-            lines = tuple(sp for sp in speakers(extraction.text) if " " in sp[2] or sp[2].casefold() not in known)
+            # … unless it speaks again in a conversation with someone who is a name
+            # ("Caroline: Hey Mel!" … "Melanie: …" … "Caroline: …")
+            said = speakers(extraction.text)
+            named = [sp for sp in said if " " in sp[2] or sp[2].casefold() not in known]
+            turns: dict[str, int] = {}
+            for sp in said:
+                turns[sp[2]] = turns.get(sp[2], 0) + 1
+            lines = tuple(sp for sp in said if sp in named or (
+                turns[sp[2]] >= 2 and any(other[2] != sp[2] for other in named)))
             context = replace(context, speakers=lines, text=extraction.text)
             contexts.append(context)
             starts = [m.start for m in extraction.entities]

@@ -63,7 +63,7 @@ from palace.nlp.clauses import (
     prep_objects,
     unwrap,
 )
-from palace.nlp.nouns import NounReading
+from palace.nlp.nouns import NounReading, clock_word
 from palace.nlp.rules import (
     FIRST_PERSON,
     GROUP_NOUNS,
@@ -116,6 +116,8 @@ class RelationReader(NounReading):
         words = self.rules.values.get("title", frozenset())
         head = token.lower_
         pair = " ".join(t.lower_ for t in (*[c for c in token.lefts if c.dep_ == "compound"][-1:], token))
+        if clock_word(token):
+            return None  # "at 1:56 pm": a clock time, no title
         if head in words or pair in words or head.rstrip("s") in ("chairman", "chairwoman", "chairperson"):
             return noun_phrase(token, drop=("new", "former", "current", "acting", "interim", "then"))
         return None

@@ -176,6 +176,8 @@ class _Reading:
         """Keep ``relation`` (read in ``found``, an :class:`Extraction`, at ``line``,
         quoting ``sentence``) as the fact mining would store, if its predicate is known
         and it has a subject."""
+        from palace.nlp.dates import DateInterval
+
         spec = self.registry.get(relation.predicate)
         if spec is None:
             return
@@ -184,7 +186,8 @@ class _Reading:
             return
         obj = (found.entities[relation.object].name if relation.object is not None
                else relation.value or relation.object_name)
-        time = found.fact_time(relation, spec.kind, self.when)
+        day = found.base if relation.quote is None and found.base else self.when.start  # a drawer's day (a chat's)
+        time = found.fact_time(relation, spec.kind, DateInterval(day, day + dt.timedelta(days=1), "day"))
         self.facts.append(ReadFact(
             subject=subject, predicate=relation.predicate, object=obj,
             valid_from=time.start.isoformat() if time.start else None,
@@ -201,14 +204,21 @@ class _Reading:
         drawer's heading added)."""
         from dataclasses import replace
 
+        from palace.nlp.chats import chat_days
         from palace.nlp.chunking import chunk_markdown
+        from palace.nlp.dates import first_dated_heading
 
         # drawers as mining cuts them would need the embedder's tokenizer; a word count
         # is close enough for reading facts (a drawer only bounds pronoun look-back)
         chunks = chunk_markdown(text, body_start=body_start, max_tokens=200,
-                                count_tokens=lambda texts: [len(t.split()) * 4 // 3 + 1 for t in texts], rst=rst)
-        day = self.when.start
-        items = [(c.text, day, replace(context, heading=c.heading_path[-1] if c.heading_path else ""))
+                                count_tokens=lambda texts: [len(t.split()) * 4 // 3 + 1 for t in texts], rst=rst,
+                                days=[(at, day.isoformat()) for at, day in chat_days(text, body_start, context.date_order)])
+
+        def day_of(chunk) -> dt.date:  # as mining dates a drawer: its nearest dated heading (a chat's day), else the note
+            return next((d for d in (first_dated_heading(f"# {h}") for h in reversed(chunk.heading_path)) if d),
+                        self.when.start)
+
+        items = [(c.text, day_of(c), replace(context, heading=c.heading_path[-1] if c.heading_path else ""))
                  for c in chunks]
         for chunk, found in zip(chunks, extractor.extract_many(items)):
             for mention in found.entities:
