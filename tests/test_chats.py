@@ -85,3 +85,18 @@ def test_clock_times_and_session_headings_are_no_facts(extract):
     facts = {(f.subject, f.predicate, f.object, f.valid_from) for f in extract(SESSIONS).facts}
     assert ("Melanie", "works_at", "Northwind Labs", "2023-05-08") in facts
     assert not any(f[1] == "role" and f[2] in ("pm", "am") for f in facts)
+
+
+def test_we_decided_is_the_meetings_decision_and_nobodys_in_a_journal(extract):
+    chat = ("[13/09/2024, 10:02] Mara: We decided to move the event bus to NATS.\n"
+            "[13/09/2024, 10:05] Ken Ortiz: Sounds good.\n"
+            "[20/09/2024, 09:01] Ken Ortiz: I decided to drop Jenkins.\n")
+    facts = {(f.subject, f.object, f.valid_from) for f in extract(chat, title="Team chat").facts
+             if f.predicate == "decided"}
+    assert facts == {("Team chat", "to move the event bus to NATS", "2024-09-13"),
+                     ("Ken Ortiz", "to drop Jenkins", "2024-09-20")}
+    minutes = "# Lang team triage meeting\n\nWe decided to postpone RFC 2094.\n"
+    assert [(f.subject, f.predicate, f.object) for f in extract(minutes).facts] == [
+        ("Lang team triage meeting", "decided", "to postpone RFC 2094")]
+    journal = "# 2024-03-12\n\nWe decided to postpone RFC 2094.\n"  # whose "we"? no group named
+    assert [f for f in extract(journal).facts if f.predicate == "decided"] == []
