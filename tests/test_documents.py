@@ -144,3 +144,26 @@ def test_a_template_status_line_is_no_status():
 def test_references_in_text_and_roles():
     text = "See PEP 8, :pep:`3333` and RFC-2616; not PEPs in general."
     assert [name for _, _, name in references(text)] == ["PEP 8", "PEP 3333", "RFC 2616"]
+
+
+def test_mined_records_are_documents_whose_state_holds_now_but_not_on_a_past_day(tmp_path):
+    from palace.core import Palace
+
+    notes = tmp_path / "notes"
+    (notes / "decisions").mkdir(parents=True)
+    (notes / "decisions" / "0002-use-postgres-for-the-ledger.md").write_text(ADR_TOOLS_OLD)
+    (notes / "decisions" / "0003-use-mysql-for-the-ledger.md").write_text(ADR_TOOLS_NEW)
+    (notes / "peps").mkdir()
+    (notes / "peps" / "pep-0102.rst").write_text(PEP_HEADER)
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes, wing="w")
+        now = {(f.subject, f.predicate, f.object) for name in ("ADR 2", "ADR 3", "PEP 102")
+               for f in palace.facts(about=name).facts}
+        assert {("ADR 2", "status", "superseded"), ("ADR 3", "status", "accepted"),
+                ("ADR 3", "supersedes", "ADR 2"), ("PEP 102", "status", "superseded"),
+                ("PEP 101", "supersedes", "PEP 102")} <= now
+        types = dict(palace.conn.execute("SELECT name, type FROM entities WHERE name IN ('ADR 3', 'PEP 102')"))
+        assert types == {"ADR 3": "DOCUMENT", "PEP 102": "DOCUMENT"}
+        # no day given for these states: their start is unknown, not the record's date
+        past = {(f.subject, f.predicate) for f in palace.facts(about="ADR 3", as_of=dt.date(2020, 1, 1)).facts}
+        assert ("ADR 3", "status") not in past

@@ -53,6 +53,7 @@ from palace.store.graph import (
     front_matter_facts,
     insert_fact,
     invalidate_facts,
+    set_entity_type,
     timeline_groups,
 )
 
