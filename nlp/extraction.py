@@ -582,9 +582,12 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
                 )
     if raw is not None and len(raw) == len(text):
         for start, end, name in references(raw):
-            if not any(m.start < end and start < m.end for m in entities):
-                entities.append(EntityMention(start, end, raw[start:end], name, DOCUMENT_LABEL,
-                                              segment_of.get(_token_at(doc, start), 0)))
+            token = _token_at(doc, start)
+            # a record named in blanked markup (a code block, a link's target) is in no sentence
+            if token not in segment_of or not text[start:end].strip() or \
+                    any(m.start < end and start < m.end for m in entities):
+                continue
+            entities.append(EntityMention(start, end, raw[start:end], name, DOCUMENT_LABEL, segment_of[token]))
         entities.sort(key=lambda m: m.start)
     cooccurrences: list[Cooccurrence] = []
     by_sentence: dict[int, list[int]] = {}

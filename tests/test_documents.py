@@ -167,3 +167,12 @@ def test_mined_records_are_documents_whose_state_holds_now_but_not_on_a_past_day
         # no day given for these states: their start is unknown, not the record's date
         past = {(f.subject, f.predicate) for f in palace.facts(about="ADR 3", as_of=dt.date(2020, 1, 1)).facts}
         assert ("ADR 3", "status") not in past
+
+
+def test_records_named_in_blanked_markup_are_no_mentions():
+    from palace.mine.extract import extract_text
+
+    result = extract_text("# Notes\n\n<!-- RFC 2094 and RFC 1234 -->\n", date=dt.date(2024, 1, 1))
+    assert result.entities == ()
+    result = extract_text("# Notes\n\nWe read RFC 2094 and :pep:`3333` today.\n", date=dt.date(2024, 1, 1))
+    assert {name for name, label in result.entities if label == "DOCUMENT"} == {"RFC 2094", "PEP 3333"}
