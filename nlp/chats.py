@@ -90,7 +90,7 @@ def chat_days(text: str, start: int = 0, date_order: str | None = None) -> list[
         at, pos = pos, pos + len(line) + 1
         if not line.strip():
             continue
-        if line.lstrip().startswith("#") or len(line) > 400:
+        if line.lstrip().startswith("#") or len(line) > 400 or _NOT_A_CHAT_LINE.match(line):
             label = None
             continue
         m = _DATED_LINE.match(line) or _DAY_LINE.match(line)
@@ -105,4 +105,7 @@ def chat_days(text: str, start: int = 0, date_order: str | None = None) -> list[
     return out
 
 
+#: A line that is no chat line whatever date it opens with: a list item ("- 2020-04-23",
+#: a dated history inside minutes) or a link's definition ("[2026-01-30 meeting]: https://…").
+_NOT_A_CHAT_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]|\[[^\]\n]+\]:[ \t])")
 _SESSION = re.compile(r"^\W*(?:session|day|part|conversation)\s*#?\d+\W*$", re.I)

@@ -64,6 +64,13 @@ def test_a_note_that_is_no_chat_has_no_days():
     assert chat_days(note) == []
 
 
+def test_minutes_with_speakers_are_not_dated_by_their_lists_or_link_definitions():
+    minutes = ("# Lang team meeting\n\nNiko: we start.\nJosh: agreed.\nFelix: yes.\n\n"
+               "- Const checking\n    - 2020-04-23\n        - Wrote the report.\n    - 2020-04-30\n"
+               "        - In FCP.\n\n[2026-01-30 meeting]: https://example.org/2026-01-30.md\n")
+    assert chat_days(minutes) == []
+
+
 @pytest.fixture(scope="module")
 def extract():
     from palace.mine.extract import extract_text
