@@ -21,9 +21,12 @@ def line_facts(conn: sqlite3.Connection, wing: str) -> list[sqlite3.Row]:
     ``predicate``, ``raw_subject_id``, ``raw_object_id``, ``object_value``,
     ``subject_id`` and ``valid_from``."""
     own = " AND ".join("f.extractor NOT LIKE ?" for _ in OWN_NOTE_RULES)
+    # the typed facts through the predicate index (two ranges around the co-occurrences,
+    # which are most rows), the wing as a filter: a tenth of the rows the wing's index reads
     return conn.execute(
         "SELECT f.id, f.status, f.invalidation_reason, f.path, f.sentence, f.predicate, f.raw_subject_id,"
         " f.raw_object_id, f.object_value, f.subject_id, f.valid_from FROM facts f"
         " JOIN drawers d ON d.id = f.drawer_id"
-        f" WHERE f.wing = ? AND f.predicate != 'mentioned_with' AND f.status IN ('live', 'invalidated') AND {own}",
+        " WHERE (f.predicate < 'mentioned_with' OR f.predicate > 'mentioned_with') AND +f.wing = ?"
+        f" AND f.status IN ('live', 'invalidated') AND {own}",
         (wing, *OWN_NOTE_RULES)).fetchall()
