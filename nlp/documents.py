@@ -28,7 +28,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from palace.nlp.sentence import Relation
 
@@ -408,64 +408,23 @@ def document_relations(document: Document, body: str, metadata: dict[str, Any] |
     (``stated``): the day the record gives for the state, or ``(None, None)`` — start
     unknown. One status: the header's or front matter's first, else the status
     section's, else a status line's."""
-    metadata = metadata if isinstance(metadata, dict) else {}
-    name, kind = document.name, document.kind
-    days = history_days(body)
-    fields = header_fields(body)
-    resolution = next((parse_day(v) for k, v, _ in fields if k in RESOLUTION_KEYS and parse_day(v)), None)
+    name = document.name
+    resolution = next((parse_day(v) for k, v, _ in header_fields(body) if k in RESOLUTION_KEYS and parse_day(v)),
+                      None)
     status: tuple[str, str, dt.date | None] | None = None  # (value, quote, day)
     by: dict[str, str] = {}
     sup: dict[str, str] = {}
-
-    def take(line: StatusLine, quote: str) -> None:
-        nonlocal status
+    for line, quote in _statements(document, body, metadata if isinstance(metadata, dict) else {}):
         if line.status is not None and status is None:
             status = (line.status, quote, line.day)
         for other in line.superseded_by:
             by.setdefault(other, quote)
         for other in line.supersedes:
             sup.setdefault(other, quote)
-
-    for key, value in metadata.items():
-        norm = " ".join(str(key).replace("-", " ").replace("_", " ").casefold().split())
-        if not isinstance(value, (str, int, list)) or isinstance(value, bool):
-            continue
-        text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-        quote = f"{key}: {text}"
-        if norm in STATUS_KEYS:
-            take(read_status(text, kind), quote)
-        elif norm in SUPERSEDED_BY_KEYS:
-            take(StatusLine(None, tuple(n for _, _, n in references(text, kind)), (), None), quote)
-        elif norm in REPLACES_KEYS:
-            take(StatusLine(None, (), tuple(n for _, _, n in references(text, kind)), None), quote)
-    for key, value, at in fields:
-        quote = " ".join(body[at:body.find("\n", at) if "\n" in body[at:] else len(body)].split())
-        if key in STATUS_KEYS:
-            take(read_status(value, kind), quote)
-        elif key in SUPERSEDED_BY_KEYS:
-            take(StatusLine(None, tuple(n for _, _, n in references(value, kind)), (), None), quote)
-        elif key in REPLACES_KEYS:
-            take(StatusLine(None, (), tuple(n for _, _, n in references(value, kind)), None), quote)
-    section = status_section(body)
-    if section is not None:
-        for line in section[0].split("\n"):
-            if line.strip():
-                take(read_status(line.strip(" -*>"), kind), " ".join(line.split()))
-    for m in _STATUS_LINE.finditer(body[:3000]):
-        take(read_status(m.group("text"), kind), " ".join(m.group(0).split()))
-    for m in _SELF_SENTENCE.finditer(body):
-        rest = m.group("rest")
-        names = [n for _, _, n in references(rest.split(".")[0] if "." in rest else rest) if n != name]
-        if not names:
-            continue
-        if re.search(r"supersedes|replaces|obsoletes", m.group("verb"), re.I):
-            take(StatusLine(None, (), (names[0],), None), " ".join(m.group(0).split()))
-        else:
-            take(StatusLine("superseded", (names[0],), (), None), " ".join(m.group(0).split()))
     out: list[Relation] = []
     if status is not None:
         value, quote, day = status
-        day = day or days.get(value) or (resolution if value not in ("draft", "proposed") else None)
+        day = day or history_days(body).get(value) or (resolution if value not in ("draft", "proposed") else None)
         out.append(_relation("status", name, None, value, quote, day, "document-status"))
     for other, quote in by.items():
         if other != name:
@@ -474,6 +433,51 @@ def document_relations(document: Document, body: str, metadata: dict[str, Any] |
         if other != name:
             out.append(_relation("supersedes", name, other, None, quote, None, "document-supersedes"))
     return out
+
+
+def _statements(document: Document, body: str, metadata: dict[str, Any]) -> Iterator[tuple[StatusLine, str]]:
+    """What the record says of its state, each with the line that says it, in order of
+    authority: front matter, header fields, the status section, status lines, sentences
+    about itself."""
+    kind = document.kind
+
+    def field(norm: str, text: str) -> StatusLine | None:
+        if norm in STATUS_KEYS:
+            return read_status(text, kind)
+        if norm in SUPERSEDED_BY_KEYS:
+            return StatusLine(None, tuple(n for _, _, n in references(text, kind)), (), None)
+        if norm in REPLACES_KEYS:
+            return StatusLine(None, (), tuple(n for _, _, n in references(text, kind)), None)
+        return None
+
+    for key, value in metadata.items():
+        if not isinstance(value, (str, int, list)) or isinstance(value, bool):
+            continue
+        text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        line = field(" ".join(str(key).replace("-", " ").replace("_", " ").casefold().split()), text)
+        if line is not None:
+            yield line, f"{key}: {text}"
+    for key, value, at in header_fields(body):
+        line = field(key, value)
+        if line is not None:
+            yield line, " ".join(body[at:body.find("\n", at) if "\n" in body[at:] else len(body)].split())
+    section = status_section(body)
+    if section is not None:
+        for text in section[0].split("\n"):
+            if text.strip():
+                yield read_status(text.strip(" -*>"), kind), " ".join(text.split())
+    for m in _STATUS_LINE.finditer(body[:3000]):
+        yield read_status(m.group("text"), kind), " ".join(m.group(0).split())
+    for m in _SELF_SENTENCE.finditer(body):
+        rest = m.group("rest")
+        names = [n for _, _, n in references(rest.split(".")[0] if "." in rest else rest) if n != document.name]
+        if not names:
+            continue
+        quote = " ".join(m.group(0).split())
+        if re.search(r"supersedes|replaces|obsoletes", m.group("verb"), re.I):
+            yield StatusLine(None, (), (names[0],), None), quote
+        else:
+            yield StatusLine("superseded", (names[0],), (), None), quote
 
 
 #: A status line of its own near the top: "Status: ✅ Accepted", "✅ Accepted",
