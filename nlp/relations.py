@@ -105,7 +105,7 @@ _PERSONAL_EVENTS = frozenset({"joined", "left", "moved_to"})
 
 #: A note's title that names a meeting or a conversation: "we decided" there is the meeting's act.
 _MEETING_TITLE = re.compile(r"\b(?:meeting|minutes|sync|call|stand-?up|retro(?:spective)?|chat|council|committee|"
-                            r"board|triage|planning|review|session|summit|workshop|huddle)s?\b", re.I)
+                            r"board|triage|planning|session|summit|workshop|huddle)s?\b", re.I)
 
 
 def _meeting(context: Context) -> str | None:
