@@ -118,6 +118,18 @@ def _meeting(context: Context) -> str | None:
     return title if context.speakers or _MEETING_TITLE.search(title) else None
 
 
+def _said_now(pronoun: "Token") -> bool:
+    """The group's decision is the meeting's own: "we decided", "we agreed" — not one
+    recalled ("we had agreed", "I recall us agreeing", "the plan we agreed on"), asked
+    ("we did decide …, right?") or to come ("we agree to this early", "we should decide")."""
+    verb = pronoun.head
+    if verb.tag_ != "VBD" or pronoun.dep_ not in ("nsubj", "nsubjpass") or verb.dep_ == "relcl":
+        return False
+    if any(c.dep_ == "aux" for c in verb.children):  # "had agreed", "did decide"
+        return False
+    return not any(t.text == "?" for t in verb.sent)
+
+
 class RelationReader(NounReading):
     """Applies :class:`RelationRules` to parsed sentences. ``known_words``: lower-case
     English words (a capitalised one of them is no name unless tagged a proper noun)."""
@@ -331,7 +343,7 @@ class RelationReader(NounReading):
             if low in ("we", "us", "our") and group_act:
                 # "we agreed to…": the group decided, not the one who says so; "we decided" in a
                 # meeting's minutes or a chat names the meeting (the note), the group that met
-                group = _meeting(sentence.context) if group_act == "decided" else None
+                group = _meeting(sentence.context) if group_act == "decided" and _said_now(token) else None
                 return Referent(None, group, "ORG", inferred=True) if group else None
             # a mention of the speaker (or owner) at the pronoun: the name then resolves like any
             # other ("Priya" of a chat line joins "Priya Nair")

@@ -105,6 +105,11 @@ def test_we_decided_is_the_meetings_decision_and_nobodys_in_a_journal(extract):
     minutes = "# Lang team triage meeting\n\nWe decided to postpone RFC 2094.\n"
     assert [(f.subject, f.predicate, f.object) for f in extract(minutes).facts] == [
         ("Lang team triage meeting", "decided", "to postpone RFC 2094")]
+    recalled = ("# Council meeting\n\nTC: We had agreed to update our policies to allow observers.\n"
+                "TC: I recall us agreeing to leave discretion to the teams.\n"
+                "Josh: we did decide that we wanted Rust 2024 to ship, right?\nMara: We decided not to have a Council Room.\n")
+    assert [(f.subject, f.object) for f in extract(recalled).facts if f.predicate == "decided"] == [
+        ("Council meeting", "not to have a Council Room")]
     for journal in ("# 2024-03-12\n\nWe decided to postpone RFC 2094.\n",  # whose "we"? no group named
                     "# 2024 — year in review\n\nIn November we decided to postpone RFC 2094.\n"):
         assert [f for f in extract(journal).facts if f.predicate == "decided"] == []
