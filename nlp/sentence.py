@@ -73,6 +73,10 @@ class Relation:
     #: drawer chars of the clause's words that may date it (not "2025" of "the 2025
     #: hiring plan", a year naming a thing); empty: any date inside the clause span
     date_tokens: tuple[int, ...] = ()
+    #: the valid start a note-level reading states itself (a design record's status:
+    #: the day the record gives for it, with its granularity); ``(None, None)`` when it
+    #: gives none: the start is unknown, never the note's date. None: the usual rules
+    stated_start: tuple | None = None
 
     @property
     def extractor(self) -> str:
@@ -110,6 +114,8 @@ class Context:
     text: str = ""
     #: how the note writes numeric dates ("dmy", "mdy", None: ambiguous ones are not read)
     date_order: str | None = None
+    #: the design record the note is ("PEP 572"; :mod:`palace.nlp.documents`), else ""
+    document: str = ""
 
     def speaker_at(self, position: int) -> str | None:
         for start, end, name in self.speakers:

@@ -575,7 +575,8 @@ class Palace:
                 raise UsageError(f"cannot read {file}: {exc.reason}") from None
             text, date, title = note.text, date or note.doc_date, title or note.title
         return extract_text(text, date=date or dt.date.today(), title=title or "", owner=owner,
-                            config=Config.load(resolve_palace_path(palace)))
+                            config=Config.load(resolve_palace_path(palace)),
+                            path=str(file) if file is not None else None)
 
     def daemon_status(self) -> "DaemonStatus":
         """Whether a watcher keeps this palace current, and its state (:meth:`watcher_status`)."""

@@ -25,7 +25,8 @@ How the work is laid out, for speed on a laptop's two cores:
    while spaCy works) and upserts them into the vector store; a drawer is marked
    ``embedded`` only after the store has it, so a killed run is finished by the next one.
 4. **resolve**: entity resolution of the wing runs once, at the end
-   (:func:`finish_resolution`). A run that stores or deletes anything first records that
+   (:func:`finish_resolution`), with the template lines of the wing counted again
+   (:mod:`palace.graph.templates`). A run that stores or deletes anything first records that
    the wing owes a resolution (:func:`palace.store.runs.mark_resolution_pending`);
    resolution clears it when it commits, so a run killed in between is resolved by the
    next one even if every note is then unchanged.
@@ -47,6 +48,7 @@ from palace.errors import UsageError
 from palace.graph.corrections import mark_candidates, replay
 from palace.graph.lowercase import link_lowercase_mentions
 from palace.graph.resolution import resolve_wing
+from palace.graph.templates import mark_templates
 from palace.graph.temporal import load_values, recorded_now
 from palace.mine.discovery import Decision, PathFilter, decide_paths, walk
 from palace.mine.indexing import EmbedWorker, find_lost_vectors, flush_tombstones, one_core, unembedded
@@ -454,7 +456,8 @@ class MineRun:
             for index in item.new:
                 chunk = item.chunks[index]
                 context = Context(title=item.note.title, heading=chunk.heading_path[-1] if chunk.heading_path else "",
-                                  owner=self.config.owner, date_order=item.note.date_order)
+                                  owner=self.config.owner, date_order=item.note.date_order,
+                                  document=item.note.document.name if item.note.document else "")
                 yield chunk.text, drawer_date(item.note, chunk).start, context
 
     def _extract_note(self, item: PendingNote, results: Iterator) -> Generator[Extracted, None, bool]:
@@ -529,6 +532,7 @@ def finish_resolution(conn: sqlite3.Connection, wing: str, registry: dict, confi
         link_lowercase_mentions(conn, wing)
     with db.transaction(conn):
         resolve_wing(conn, wing, registry)
+        mark_templates(conn, wing, registry)  # lines repeated across notes: counts of the whole wing
         if config is not None:  # facts this wing's trust settings send to review
             mark_candidates(conn, config, wing, registry)
         replay(conn, registry)  # the user's decisions, on the facts read again

@@ -59,6 +59,15 @@ class FactView:
 UNDATED_SUPERSEDED = "(f.valid_from IS NULL AND f.valid_to IS NULL AND f.superseded_by IS NOT NULL)"
 
 
+#: The ``valid_granularity`` of a fact whose start its note does not give and must not
+#: be guessed (a design record's status with no day for it: never its creation date).
+START_UNKNOWN = "unknown"
+#: SQL condition (one parameter: a day) of such a fact asked of a day before the palace
+#: learned it: it holds now, and says nothing of a past day.
+START_UNKNOWN_BEFORE = (f"(f.valid_from IS NULL AND f.valid_granularity = '{START_UNKNOWN}'"
+                        " AND substr(f.recorded_at, 1, 10) > ?)")
+
+
 #: SQL condition (one parameter: a day) of a fact with no start ("instead of Priya": it
 #: ended, from an unknown start) whose value the notes state with a start only after the
 #: day: nothing says it held then ("who did Bob report to" on a day before any note).
@@ -117,7 +126,8 @@ class FactFilter:
       co-occurrences stay on record.
     - ``valid_on``: true in the world on that day (``as of``): begun, not ended, names a
       value, and not an undated fact a dated one contradicted, nor an ending whose value
-      the notes only state later.
+      the notes only state later, nor a fact of unknown start (:data:`START_UNKNOWN`)
+      asked of a day before the palace recorded it.
     - ``known_at``: what the palace held at that moment (recorded, not yet invalidated).
     - ``live``: in the state ``live`` (:mod:`palace.store.fact_states`); ``unsuperseded``:
       not superseded.
@@ -197,7 +207,7 @@ class FactFilter:
             day = self.valid_on.isoformat()
             add("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
                 f" AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL) AND NOT {UNDATED_SUPERSEDED}"
-                f" AND NOT {NOT_BEGUN_BY}", day, day, day)
+                f" AND NOT {NOT_BEGUN_BY} AND NOT {START_UNKNOWN_BEFORE}", day, day, day, day)
         if self.known_at:
             moment = self.known_at if "T" in self.known_at else self.known_at + "T23:59:59"
             add("f.recorded_at <= ? AND (f.invalidated_at IS NULL OR f.invalidated_at > ?)", moment, moment)
