@@ -40,7 +40,14 @@ def resolve_palace_path(explicit: str | os.PathLike[str] | None = None) -> Path:
 
 
 def quiet_third_parties() -> None:
-    """Switch off telemetry and hub look-ups of the libraries palace uses (offline, private)."""
+    """Switch off telemetry and hub look-ups of the libraries palace uses (offline, private).
+
+    onnxruntime (1.32) starts a telemetry upload to ``mobile.events.data.microsoft.com``
+    from a thread of its own about 10 s after it is imported, whatever the session
+    options say (``disable_telemetry_events()`` does not stop it); only
+    ``ORT_DISABLE_TELEMETRY=1`` in the environment before the import does, so it is set
+    here, over any other value, before palace imports onnxruntime or chromadb."""
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
