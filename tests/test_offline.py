@@ -160,15 +160,20 @@ def test_long_lived_processes_never_touch_the_network(tmp_path):
         assert asked.returncode == 0, asked.stderr[-2000:]
         time.sleep(max(0.0, max(ready.values()) + LONG_LIVED_S - time.monotonic()))
     finally:
-        for process in (watcher, server):  # stop the traced command itself: strace follows it out
-            for child in _children(process.pid):
-                os.kill(child, signal.SIGTERM)
+        traced_commands = [child for process in (watcher, server) for child in _children(process.pid)]
+        for child in traced_commands:  # stop the traced command itself: strace follows it out
+            os.kill(child, signal.SIGTERM)
         for process in (watcher, server):
             try:
                 process.wait(timeout=120)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        for child in traced_commands:  # never leave one behind
+            try:
+                os.kill(child, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
     for log in (watch_log, serve_log, tmp_path / "ask.trace"):
         calls = log.read_text()
         assert "sendto(" in calls  # the trace saw the process's own calls (a request, a reply on its socket)
