@@ -46,7 +46,7 @@ from palace.nlp.names import entity_key
 from palace.store import decisions as rows
 from palace.store import fact_states as states
 from palace.store import sqlite as store
-from palace.store.entities import entity_name, find_entities, home_wing
+from palace.store.entities import entities_with_name, entity_name, find_entities, home_wing
 from palace.store.facts import (FactFilter, FactView, candidates_of_rule, fact_views, fact_with_keys, is_live,
                                 live_mined_facts)
 from palace.store.graph import NewFact, entity_id, insert_fact
@@ -88,15 +88,18 @@ def decisions(conn: sqlite3.Connection, *, include_undone: bool = True) -> list[
 
 def add_fact(conn: sqlite3.Connection, registry: dict, subject: str, predicate: str, obj: str, *,
              valid_from: dt.date | None = None, valid_to: dt.date | None = None, note: str = "",
-             wing: str | None = None, by: str = "user", candidate: bool = False) -> FactDecision:
+             wing: str | None = None, by: str = "user", candidate: bool = False,
+             timelines: set | None = None) -> FactDecision:
     """Add the fact ``subject predicate obj`` valid over ``[valid_from, valid_to)``
     (either open; an event without an end holds on its day). ``subject`` and an entity
     ``obj`` are names or aliases (a new name makes a new entity of the predicate's type);
     ``wing`` defaults to the wing that mentions the subject most. ``by`` is ``user`` or
     ``agent`` (its evidence); a ``candidate`` awaits review (:func:`review`). The
     predicate ``observation`` takes any free statement (:func:`observe`). ``registry``:
-    the predicate registry. Raises :class:`UsageError` for an unknown predicate, a value
-    the predicate does not take, or an end before the start."""
+    the predicate registry. ``timelines``: a set that collects the ``(subject id,
+    predicate)`` group to recompute, for a caller adding many facts in one transaction
+    (an import), instead of recomputing it here. Raises :class:`UsageError` for an
+    unknown predicate, a value the predicate does not take, or an end before the start."""
     spec = OBSERVATION_SPEC if predicate == OBSERVATION else registry.get(predicate)
     if spec is None or predicate == "mentioned_with":
         known = sorted(name for name in registry if name != "mentioned_with")
@@ -129,6 +132,8 @@ def add_fact(conn: sqlite3.Connection, registry: dict, subject: str, predicate: 
         rows.set_decision_fact(conn, decision_id, fact_id)
         if candidate:
             states.make_candidates(conn, [fact_id])
+        elif timelines is not None:
+            timelines.add((subject_id, predicate))
         else:
             apply_timelines(conn, [(subject_id, predicate)], registry)
     return _load(conn, decision_id)
@@ -365,11 +370,11 @@ def _live_fact(conn, fact_id: int):
 def _entity(conn, cache: dict, name: str, types: tuple[str, ...]) -> int:
     """The entity ``name`` stands for (most mentioned of a name or alias), else a new one
     typed as the predicate wants (``CONCEPT`` when it takes any)."""
-    try:
-        return find_entities(conn, name)[0]["id"]
-    except UsageError:
-        label = next((t for t in types if t not in ("*", "VALUE")), "CONCEPT")
-        return entity_id(conn, cache, " ".join(name.split()), label)
+    found = entities_with_name(conn, name)
+    if found:
+        return found[0]["id"]
+    label = next((t for t in types if t not in ("*", "VALUE")), "CONCEPT")
+    return entity_id(conn, cache, " ".join(name.split()), label)
 
 
 def _value_key(name: str, object_id: int | None) -> str:

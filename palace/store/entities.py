@@ -11,25 +11,18 @@ import sqlite3
 from palace.errors import UsageError
 from palace.nlp.names import entity_key
 
-__all__ = ["find_entities", "entity_named", "entity_by_key", "entity_names", "entity_name", "entity_type", "entity_kinds",
-           "aliases_of", "alias_entries", "home_wing", "mentioned_in_wing", "aliases_with_words", "all_entities", "count_entities"]
+__all__ = ["find_entities", "entities_with_name", "entity_named", "entity_by_key", "entity_names", "entity_name",
+           "entity_type", "entity_kinds", "aliases_of", "alias_entries", "home_wing", "mentioned_in_wing",
+           "aliases_with_words", "all_entities", "count_entities"]
 
 
 def find_entities(conn: sqlite3.Connection, name: str) -> list[sqlite3.Row]:
     """Entities whose name or alias has the key of ``name``, most mentioned first: rows
-    of ``id``, ``name``, ``type`` and ``n`` (mentions).
+    of ``id``, ``name``, ``type`` and ``n`` (mentions) (:func:`entities_with_name`).
 
     Raises :class:`UsageError` (with the closest known names as a hint) when none does.
     """
-    key = entity_key(re.sub(r"['’][sS]$", "", name.strip()))
-    # entities carrying the name or alias, and every entity of the same name under other
-    # types (an alias of a note's concept reaches the NER entities of that name too)
-    rows = conn.execute(
-        "SELECT e.id, e.name, e.type, (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
-        " FROM entities e WHERE e.key IN (SELECT x.key FROM entities x JOIN aliases a ON a.entity_id = x.id"
-        " WHERE a.key = ?) ORDER BY n DESC, e.id",
-        (key,),
-    ).fetchall()
+    rows = entities_with_name(conn, name)
     if not rows:
         names = [r[0] for r in conn.execute("SELECT DISTINCT name FROM entities")]
         lowered = {n.casefold(): n for n in names}
@@ -39,6 +32,21 @@ def find_entities(conn: sqlite3.Connection, name: str) -> list[sqlite3.Row]:
             hint=("did you mean: " + ", ".join(close)) if close else "run `palace mine DIR` on notes that name it",
         )
     return rows
+
+
+def entities_with_name(conn: sqlite3.Connection, name: str) -> list[sqlite3.Row]:
+    """:func:`find_entities` without its error: an empty list when no name or alias has
+    the key of ``name`` (for a writer that makes the entity then, without the cost of
+    the "did you mean" hint)."""
+    key = entity_key(re.sub(r"['’][sS]$", "", name.strip()))
+    # entities carrying the name or alias, and every entity of the same name under other
+    # types (an alias of a note's concept reaches the NER entities of that name too)
+    return conn.execute(
+        "SELECT e.id, e.name, e.type, (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
+        " FROM entities e WHERE e.key IN (SELECT x.key FROM entities x JOIN aliases a ON a.entity_id = x.id"
+        " WHERE a.key = ?) ORDER BY n DESC, e.id",
+        (key,),
+    ).fetchall()
 
 
 def entity_named(conn: sqlite3.Connection, name: str) -> sqlite3.Row:

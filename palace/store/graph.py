@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 
 from palace.nlp.names import entity_key
 from palace.store.fact_states import invalidate
@@ -60,7 +60,7 @@ def _iso(value):
 
 def insert_fact(conn: sqlite3.Connection, fact: NewFact) -> int:
     """Store ``fact``; return its id."""
-    values = [_iso(v) for v in astuple(fact)]
+    values = [_iso(getattr(fact, f.name)) for f in fields(fact)]  # astuple deep-copies: slow
     return conn.execute(_INSERT_FACT, [fact.subject_id, fact.object_id, *values]).lastrowid
 
 
