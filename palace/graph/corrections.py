@@ -176,12 +176,13 @@ def retract_fact(conn: sqlite3.Connection, registry: dict, fact_id: int, *, reas
     with store.transaction(conn):
         decision_id = _record(conn, "retract", by, row, reason, now, pending=pending)
         if not pending:
-            _apply_retraction(conn, decision_id, [fact_id], reason, registry)
+            _apply_retraction(conn, decision_id, [fact_id], reason, registry, by)
     return _load(conn, decision_id)
 
 
-def _apply_retraction(conn, decision_id: int, fact_ids: list[int], reason: str, registry: dict) -> None:
-    done = states.retract(conn, fact_ids, decision_id, reason, recorded_now())
+def _apply_retraction(conn, decision_id: int, fact_ids: list[int], reason: str, registry: dict,
+                      by: str) -> None:
+    done = states.retract(conn, fact_ids, decision_id, reason, recorded_now(), by=by)
     apply_timelines(conn, {(r["subject_id"], r["predicate"]) for r in done}, registry)
 
 
@@ -245,7 +246,7 @@ def replay(conn: sqlite3.Connection, registry: dict) -> int:
         elif row["action"] == "retract":
             found = rows.facts_matching(conn, row, evidence=EVIDENCE)
             if found:
-                states.retract(conn, [f["id"] for f in found], row["id"], row["note"], recorded_now())
+                states.retract(conn, [f["id"] for f in found], row["id"], row["note"], recorded_now(), by=row["by"])
                 groups |= {(f["subject_id"], f["predicate"]) for f in found}
         else:
             found = rows.facts_matching(conn, row, evidence=states.MINED)
@@ -319,7 +320,7 @@ def review(conn: sqlite3.Connection, registry: dict, accept: bool, *, fact_ids: 
                     raise UsageError(f"the fact decision #{proposal} proposes to retract is not in this palace",
                                      hint=f"reject it: palace review reject {proposal}")
                 for target in targets:
-                    _apply_retraction(conn, proposal, [target], row["note"], registry)
+                    _apply_retraction(conn, proposal, [target], row["note"], registry, row["by"])
             else:
                 rows.revert_fact_decision(conn, proposal, now)
             done.append(proposal)
