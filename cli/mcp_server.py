@@ -105,9 +105,7 @@ def build_server(palace, *, wing: str | None = None):
         citations, first and last seen, related entities, latest mentions."""
         cards = []
         for name in names[:20]:
-            if wing is not None and not call(palace.mentioned_in, name, wing):
-                raise ToolError(f"no entity named {name!r} in wing {wing!r}")
-            card = call(palace.entity, name)
+            card = call(palace.entity, name, wing=wing)  # a name only other wings hold: as unknown as a missing one
             if wing is not None:  # only what this wing holds: its facts and mentions, no neighbours from elsewhere
                 card["current"] = [f for f in card["current"] if f["wing"] == wing]
                 card["recent"] = [c for c in card["recent"] if c["wing"] == wing]
