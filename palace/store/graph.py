@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+import unicodedata
 from dataclasses import dataclass, fields
 
 from palace.nlp.names import entity_key
@@ -66,7 +67,9 @@ def insert_fact(conn: sqlite3.Connection, fact: NewFact) -> int:
 
 def entity_id(conn: sqlite3.Connection, cache: dict, name: str, label: str) -> int:
     """The entity of a name as read (one per name key; created with ``label`` as its
-    type and its name as its first alias). ``cache`` maps keys to ids within one note."""
+    type and its name as its first alias, in Unicode's composed form, NFC, as its key).
+    ``cache`` maps keys to ids within one note."""
+    name = unicodedata.normalize("NFC", name)
     key = entity_key(name)
     cached = cache.get(key)
     if cached is not None:
@@ -85,7 +88,8 @@ def entity_id(conn: sqlite3.Connection, cache: dict, name: str, label: str) -> i
 
 def add_alias(conn: sqlite3.Connection, entity: int, alias: str, source: str) -> None:
     """Record ``alias`` of ``entity`` (``source``: ``name``, ``front matter``, ``e-mail``…);
-    an alias it already has is left as it is."""
+    an alias it already has is left as it is. Stored in NFC, as names are."""
+    alias = unicodedata.normalize("NFC", alias)
     conn.execute("INSERT OR IGNORE INTO aliases (entity_id, alias, key, source) VALUES (?, ?, ?, ?)",
                  (entity, alias, entity_key(alias), source))
 
