@@ -36,6 +36,7 @@ and the predicate registry (and, to mark candidates, the config), never the hand
 from __future__ import annotations
 
 import datetime as dt
+import re
 import sqlite3
 from dataclasses import dataclass
 
@@ -86,6 +87,29 @@ def decisions(conn: sqlite3.Connection, *, include_undone: bool = True) -> list[
     return [_decision(row) for row in rows.fact_decisions(conn, include_undone=include_undone)]
 
 
+#: Longest name (a subject, an entity object) a written fact takes, in characters.
+MAX_NAME_CHARS = 500
+#: Longest free text (a value, an observation, a note, a reason) a written fact takes.
+MAX_TEXT_CHARS = 10_000
+#: Characters no written name or text may hold: C0 controls but tab, line feed and
+#: carriage return, DEL, C1 controls, lone surrogates, U+FFFE and U+FFFF.
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def check_written(what: str, value: str, limit: int) -> None:
+    """Refuse a written ``value`` (``what`` names it: "the subject", "the note") longer
+    than ``limit`` characters or holding a control character: what an agent writes
+    (``palace mcp``; an import checks the same, :mod:`palace.ops.import_schema`) is shown
+    in cards meant for a prompt. Raises :class:`UsageError`, never echoing the value."""
+    if len(value) > limit:
+        raise UsageError(f"{what} is {len(value):,} characters long; at most {limit:,}",
+                         hint="write a short statement; the note it comes from can hold the rest")
+    found = CONTROL.search(value)
+    if found:
+        raise UsageError(f"{what} holds the control character U+{ord(found.group()):04X} at character "
+                         f"{found.start() + 1}", hint="write it without control characters")
+
+
 def add_fact(conn: sqlite3.Connection, registry: dict, subject: str, predicate: str, obj: str, *,
              valid_from: dt.date | None = None, valid_to: dt.date | None = None, note: str = "",
              wing: str | None = None, by: str = "user", candidate: bool = False,
@@ -106,6 +130,10 @@ def add_fact(conn: sqlite3.Connection, registry: dict, subject: str, predicate: 
         raise UsageError(f"no predicate {predicate!r}", hint="predicates: " + ", ".join(known))
     if not subject.strip() or not obj.strip():
         raise UsageError("a fact needs a subject and an object", hint='palace fact add "Bob Okafor" reports_to "Helen Marsh"')
+    if by == "agent":  # data from outside: bounded, and no control characters (an import is checked whole)
+        check_written("the subject", subject, MAX_NAME_CHARS)
+        check_written("the object", obj, MAX_TEXT_CHARS if spec.object == ("VALUE",) else MAX_NAME_CHARS)
+        check_written("the note", note, MAX_TEXT_CHARS)
     if valid_from and valid_to and valid_to <= valid_from:
         raise UsageError(f"--to {valid_to} is not after --from {valid_from}", hint="the valid time is [from, to)")
     if spec.kind == "event" and valid_from and not valid_to:
@@ -171,6 +199,8 @@ def retract_fact(conn: sqlite3.Connection, registry: dict, fact_id: int, *, reas
     reads it again retracts it again. A ``pending`` retraction (an agent's) changes
     nothing until accepted (:func:`review`). Raises :class:`UsageError` for an unknown or
     no longer live fact."""
+    if by == "agent":
+        check_written("the reason", reason, MAX_TEXT_CHARS)
     row = _live_fact(conn, fact_id)
     now = recorded_now()
     with store.transaction(conn):

@@ -11,20 +11,13 @@ which no name or note may hold. Nothing here touches a palace.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+# the limits of what is written into the graph: the same for an agent's writes and an import
+from palace.graph.corrections import CONTROL, MAX_NAME_CHARS, MAX_TEXT_CHARS
+
 __all__ = ["ExportProblem", "check_export", "MAX_NAME_CHARS", "MAX_TEXT_CHARS"]
-
-#: Longest name or key an import takes (a subject, an object, a predicate), in characters.
-MAX_NAME_CHARS = 500
-#: Longest free text an import takes (a note, a reason, an observation's value).
-MAX_TEXT_CHARS = 10_000
-#: Control characters (C0 but tab, line feed and carriage return; DEL; C1), lone
-#: surrogates and the two non-characters XML refuses: none may be in a name or a note.
-CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-
 
 @dataclass(frozen=True)
 class ExportProblem:
