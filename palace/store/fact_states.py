@@ -33,7 +33,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-__all__ = ["STATUSES", "CANDIDATE", "REJECTED", "RETRACTED", "RETRACTED_BY_AGENT", "SOURCE_GONE", "USER_DRAWER", "StateChange",
+__all__ = ["STATUSES", "CANDIDATE", "NEAR_INSTRUCTION", "NEAR_INSTRUCTION_REASON", "hold_for_review", "REJECTED", "RETRACTED", "RETRACTED_BY_AGENT", "SOURCE_GONE", "USER_DRAWER", "StateChange",
            "change_state", "make_candidates", "accept", "reject", "retract", "reopen", "invalidate", "withdraw",
            "set_evidence"]
 
@@ -125,7 +125,7 @@ class StateChange:
             add(sets, "invalidation_reason = NULL")
         elif self.status == "candidate":
             add(sets, "invalidated_at = recorded_at")
-            add(sets, "invalidation_reason = ?", CANDIDATE)
+            add(sets, "invalidation_reason = ?", CANDIDATE + (f": {self.reason}" if self.reason else ""))
         else:
             if self.at is not None and self.status != "rejected":
                 add(sets, "invalidated_at = ?", self.at)
@@ -170,6 +170,22 @@ def change_state(conn: sqlite3.Connection, change: StateChange) -> list[sqlite3.
         conn.execute(f"UPDATE facts SET {assignments} WHERE id IN (SELECT value FROM json_each(?))",
                      [*set_params, json.dumps([r["id"] for r in rows])])
     return rows
+
+
+#: The rule name under which ``palace review --all-from`` finds every fact held near
+#: instruction-like text (:func:`hold_for_review`, :data:`NEAR_INSTRUCTION_REASON`).
+NEAR_INSTRUCTION = "near-instruction"
+#: How the reason of such a fact starts, after :data:`CANDIDATE` and ": ".
+NEAR_INSTRUCTION_REASON = "near text that instructs"
+
+
+def hold_for_review(conn: sqlite3.Connection, fact_ids, reason: str) -> list[sqlite3.Row]:
+    """The live facts of ``fact_ids``, just read, are held for review: candidates whose
+    reason is ``candidate awaiting review: {reason}``. The one path from a reading to a
+    candidate — facts near instruction-like text (``reason`` from
+    :data:`NEAR_INSTRUCTION_REASON`), a reading too unsure to take as it stands."""
+    ids = tuple(fact_ids)
+    return change_state(conn, StateChange("candidate", fact_ids=ids, was=("live",), reason=reason)) if ids else []
 
 
 def make_candidates(conn: sqlite3.Connection, fact_ids) -> list[sqlite3.Row]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from palace.nlp.names import entity_key
 from palace.store.fact_states import invalidate
 
-__all__ = ["NewFact", "add_alias", "add_date_mention", "add_mention", "close_fact", "count_live_facts", "entity_id",
+__all__ = ["NewFact", "add_alias", "add_date_mention", "add_mention", "close_fact", "count_live_facts", "entity_id", "typed_facts_of_drawer",
            "front_matter_facts", "insert_fact", "invalidate_facts", "live_group", "timeline_groups"]
 
 
@@ -153,6 +153,12 @@ def front_matter_facts(conn: sqlite3.Connection, wing: str, path: str) -> list[s
     return conn.execute(
         "SELECT id, subject_id, predicate, sentence FROM facts WHERE wing = ? AND path = ? AND status = 'live'"
         " AND extractor LIKE ?", (wing, path, "%/front-matter-%")).fetchall()
+
+
+def typed_facts_of_drawer(conn: sqlite3.Connection, drawer_id: str) -> list[int]:
+    """The ids of the live typed facts (not ``mentioned_with``) read from ``drawer_id``."""
+    return [r[0] for r in conn.execute("SELECT id FROM facts WHERE drawer_id = ? AND status = 'live'"
+                                       " AND predicate != 'mentioned_with'", (drawer_id,))]
 
 
 def timeline_groups(conn: sqlite3.Connection, drawer_ids: list[str]) -> set[tuple[int, str]]:
