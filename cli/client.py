@@ -7,8 +7,9 @@ cold ``palace ask|status|facts|history|entity|changes|card`` looks for that sock
 sends its arguments, and prints the served stdout and stderr with the served exit code:
 the same text and the same JSON as when run here, without importing chromadb, ONNX or
 typer. When there is no server, or it refuses (another palace, another ``palace``
-install, another Chroma server), or it does not answer, the command runs in this process
-as before. Writes (``entity merge``/``split``), ``ask --batch`` (it reads stdin) and
+install, another Chroma server), the command runs in this process as before; when it
+does not answer within a few seconds (:func:`palace.config.server_timeout`: a stopped
+or hung server), it runs here too and says so on stderr. Writes (``entity merge``/``split``), ``ask --batch`` (it reads stdin) and
 ``--help`` always run here, and so does every command when ``$PALACE_SERVER`` is
 ``off``.
 
@@ -31,9 +32,10 @@ PROTOCOL = 1
 SERVED = frozenset({"ask", "status", "facts", "history", "entity", "changes", "card"})
 #: Longest path an AF_UNIX socket can be bound or reached at on Linux (sun_path less its NUL).
 MAX_SOCKET_PATH = 107
-#: Seconds to wait for a connection, and for the whole answer, before running here.
+#: Seconds to wait for a connection before running here; the whole answer is waited for
+#: :func:`palace.config.server_timeout` seconds (3 by default), then the command runs
+#: here and says why on stderr: a stopped or hung server costs a moment, not minutes.
 CONNECT_TIMEOUT_S = 0.5
-ANSWER_TIMEOUT_S = 120.0
 #: Environment that shapes the output (width, colour), sent so the server renders alike.
 TERMINAL_ENV = ("COLUMNS", "LINES", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE")
 
@@ -120,7 +122,15 @@ def forward(argv: list[str]) -> int | None:
     path = socket_path(request["palace"])
     if len(path.encode()) > MAX_SOCKET_PATH or not os.path.exists(path):
         return None
-    reply = _exchange(path, request)
+    from palace.config import server_timeout
+
+    timeout = server_timeout(request["palace"])
+    reply = _exchange(path, request, timeout)
+    if reply is _SILENT:
+        sys.stderr.write(f"palace: the server at {path} did not answer within {timeout:g} s;"
+                         f" answering here (set {_TIMEOUT_SETTING} to wait longer)\n")
+        sys.stderr.flush()
+        return None
     if reply is None or "exit" not in reply:
         return None
     sys.stdout.write(reply.get("stdout", ""))
@@ -130,23 +140,41 @@ def forward(argv: list[str]) -> int | None:
     return int(reply["exit"])
 
 
-def _exchange(path: str, request: dict) -> dict | None:
-    """Send one request line and read one reply line; None on any failure."""
+#: What :func:`_exchange` returns when the server took the request but gave no answer in time.
+_SILENT: dict = {}
+#: Where a user sets how long to wait (said in the fallback's message).
+_TIMEOUT_SETTING = '$PALACE_SERVER_TIMEOUT or "server": {"timeout_s": …} in config.json'
+
+
+def _exchange(path: str, request: dict, timeout: float = 3.0) -> dict | None:
+    """Send one request line and read one reply line, the whole of it within ``timeout``
+    seconds; :data:`_SILENT` when the server connected but did not answer in time (it is
+    stopped or hung), None on any other failure."""
+    import time
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT_S)
         sock.connect(path)
-        sock.settimeout(ANSWER_TIMEOUT_S)
+        deadline = time.monotonic() + timeout
+        sock.settimeout(timeout)
         sock.sendall(json.dumps(request).encode("ascii") + b"\n")
         chunks = []
         while True:
-            chunk = sock.recv(1 << 16)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return _SILENT
+            sock.settimeout(left)
+            try:
+                chunk = sock.recv(1 << 16)
+            except socket.timeout:
+                return _SILENT
             if not chunk:
                 break
             chunks.append(chunk)
         reply = json.loads(b"".join(chunks).decode("ascii"))
         return reply if isinstance(reply, dict) else None
-    except (OSError, ValueError):  # no server, refused, timed out, cut off, garbled
+    except (OSError, ValueError):  # no server, refused, cut off, garbled
         return None
     finally:
         sock.close()

@@ -29,6 +29,7 @@ stdout but the protocol; logs go to stderr.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import sys
 from pathlib import Path
 from typing import Any, List, Optional
@@ -65,21 +66,23 @@ def build_server(palace, *, wing: str | None = None):
 
     def day(value: str | None, name: str, *, end: bool = False) -> dt.date | None:
         try:
-            return parse_day(value, name, end=end) if value else None
+            return parse_day(_clean(value), name, end=end) if value else None
         except PalaceError as exc:
-            raise ToolError(_said(exc)) from None
+            raise ToolError(_clean(_said(exc))) from None
 
     def said(exc: PalaceError) -> str:  # a hint may name what other wings hold: none when limited to one
         return exc.message if wing is not None else _said(exc)
 
     def call_raw(fn, *args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            return fn(*_clean(args), **_clean(kwargs))
+        except OverflowError:  # a number SQLite cannot hold: an id or a count no palace has
+            raise ToolError("a number is out of range: give an id or a count this palace can hold") from None
         except Exception as exc:  # the agent reads what a person would: the error and its hint
             error = translate(exc)
             if error is None:
                 raise
-            raise ToolError(said(error)) from None
+            raise ToolError(_clean(said(error))) from None
 
     def call(fn, *args, **kwargs) -> Any:
         return to_data(call_raw(fn, *args, **kwargs))
@@ -103,11 +106,11 @@ def build_server(palace, *, wing: str | None = None):
     def open_nodes(names: List[str]) -> list[dict[str, Any]]:
         """The profile cards of these entities: types, aliases, current facts with
         citations, first and last seen, related entities, latest mentions."""
+        if len(names) > MAX_NAMES:
+            raise ToolError(f"{len(names)} names in one call; at most {MAX_NAMES}")
         cards = []
-        for name in names[:20]:
-            if wing is not None and not call(palace.mentioned_in, name, wing):
-                raise ToolError(f"no entity named {name!r} in wing {wing!r}")
-            card = call(palace.entity, name)
+        for name in names:
+            card = call(palace.entity, name, wing=wing)  # a name only other wings hold: as unknown as a missing one
             if wing is not None:  # only what this wing holds: its facts and mentions, no neighbours from elsewhere
                 card["current"] = [f for f in card["current"] if f["wing"] == wing]
                 card["recent"] = [c for c in card["recent"] if c["wing"] == wing]
@@ -146,6 +149,8 @@ def build_server(palace, *, wing: str | None = None):
         """A short text block of what the notes currently hold about the named entities,
         or about those most recently updated: at most `entities` entities × `facts`
         facts, each with its valid time and source. Made to be kept in a system prompt."""
+        if len(names or ()) > MAX_NAMES:
+            raise ToolError(f"{len(names)} names in one call; at most {MAX_NAMES}")
         return call_raw(_card, palace, tuple(names or ()), entities, facts, wing).text
 
     agent_commits = palace.config.agent_writes == "commit"
@@ -180,7 +185,7 @@ def build_server(palace, *, wing: str | None = None):
         """Propose to retract a wrong fact (its #id from facts or history), with the reason.
         The user accepts or rejects the proposal, unless the palace lets agents commit."""
         if wing is not None:  # a fact of another wing is as unknown as a missing one: its content stays there
-            if palace.fact_wing(fact_id) != wing:
+            if call_raw(palace.fact_wing, fact_id) != wing:
                 raise ToolError(f"no fact #{fact_id} in wing {wing!r}")
         return written(call_raw(palace.retract_fact, fact_id, reason=reason, by="agent", pending=not agent_commits))
 
@@ -232,6 +237,56 @@ def _isatty(stream) -> bool:
         return False
 
 
+#: A JSON escape of a UTF-16 surrogate, or an escaped backslash (so that ``\\\\ud800``,
+#: a backslash then the text "ud800", is left alone).
+_ESCAPE = re.compile(rb"(\\\\)|\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|\\ud[89a-f][0-9a-f]{2}", re.IGNORECASE)
+
+
+def _mend_line(line: bytes) -> bytes:
+    """``line`` (a JSON-RPC message) with every lone surrogate escape (``\\ud800`` not
+    followed by a low one; a low one alone) as ``\\ufffd``: the SDK's parser drops a
+    message holding one without a reply. Pairs and other text are unchanged."""
+    return _ESCAPE.sub(lambda m: m.group(0) if m.group(1) or m.group(2) else rb"\ufffd", line)
+
+
+def _mend_stdin() -> None:
+    """Put a pipe in front of stdin (fd 0) whose lines are :func:`_mend_line` of what
+    the client writes, fed by a daemon thread (EOF is passed on)."""
+    import os
+    import threading
+
+    source = os.fdopen(os.dup(0), "rb", buffering=0)
+    read_end, write_end = os.pipe()
+    os.dup2(read_end, 0)
+    os.close(read_end)
+
+    def pump() -> None:
+        with os.fdopen(write_end, "wb", buffering=0) as sink:
+            for line in iter(source.readline, b""):
+                sink.write(_mend_line(line))
+
+    threading.Thread(target=pump, name="mcp-stdin", daemon=True).start()
+
+
+#: Names one call of ``open_nodes`` or ``profile_card`` takes at most.
+MAX_NAMES = 20
+
+
+def _clean(value):
+    """``value`` (a string, or a tuple, list or dict of them) with every lone surrogate
+    (``\\ud800``: no UTF-8 can carry it, so no reply could) as U+FFFD."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_clean(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _card(palace, names, entities: int, facts: int, wing: str | None):
     return palace.profile_card(names, entities=max(1, min(entities, 50)), facts=max(1, min(facts, 20)), wing=wing)
 
@@ -268,6 +323,7 @@ def mcp_command(
         except PalaceError:
             pass
         palace.vectors.preload()  # the stored vectors in memory, for exact scans
+        _mend_stdin()
         server.run("stdio")
 
 

@@ -14,6 +14,11 @@ the query modules imported — and answers the read commands of cold ``palace`` 
 * **Never the wrong answer.** A request for another palace, from another ``palace``
   install, or with another Chroma server is refused, and the client runs the command
   itself.
+* **Reads of its own palace only.** Whatever a request says, the server runs only the
+  read commands it documents (:data:`palace.cli.client.SERVED`; ``entity merge`` and
+  ``split`` write, and are not served), for its own palace (no ``--palace`` in the
+  request), with no option that names a file (``ask --batch FILE``): anything else is
+  refused and logged (:func:`served_argv_problem`).
 * **One server per palace**: an exclusive ``flock`` on ``serve.lock``, held for the life
   of the server (the kernel drops it when the process dies, so a stale socket is
   replaced by the next server, and a client meeting it falls back at once).
@@ -203,7 +208,7 @@ class Server:
             return {"palace": str(self.path), "pid": os.getpid(), "requests": self.requests, "code": self._code}
         refused = self._refusal(request) or (None if self._server is not None else "stopping")
         if refused:
-            return {"refused": refused}
+            return self._refuse(request, refused)
         with self._idle:
             self._active += 1
         try:
@@ -257,9 +262,60 @@ class Server:
         if (request.get("chroma_url") or None) != self._chroma_url:
             return "another Chroma server"
         argv = request.get("argv")
-        if not isinstance(argv, list) or not argv or argv[0] not in SERVED or not all(isinstance(a, str) for a in argv):
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
             return "not a served command"
-        return None
+        return served_argv_problem(self.command, argv)
+
+    def _refuse(self, request: dict, reason: str) -> dict:
+        """The reply to a refused request, logged (what was asked, and why not)."""
+        argv = request.get("argv")
+        shown = " ".join(argv[:12]) if isinstance(argv, list) and all(isinstance(a, str) for a in argv) else repr(argv)
+        log.warning("refused a request (%s): %s", reason, shown[:400])
+        return {"refused": reason}
+
+
+#: Options a served command may not carry: the palace is the server's own, and no
+#: option may name a file for the server to read or write (``ask --batch FILE``).
+FILE_OPTIONS = frozenset({"--palace", "--batch", "--file", "--out"})
+#: Sub-commands of a served command that write, by command: never served.
+WRITING_WORDS = {"entity": frozenset({"merge", "split"})}
+
+
+def served_argv_problem(command, argv: list[str]) -> str | None:
+    """Why the server refuses to run ``argv`` (the arguments after ``palace``), or None.
+
+    Served are the read commands of :data:`palace.cli.client.SERVED` only — ``ask``,
+    ``status``, ``facts``, ``history``, ``entity`` (a profile, its aliases, a path;
+    not ``merge`` or ``split``), ``changes``, ``card`` — with none of
+    :data:`FILE_OPTIONS` (the server adds its own ``--palace``) and no ``--``. Options
+    are read as the command's parser (``command``, the click group of the app) reads
+    them: a value follows its option or its ``=``; an unknown option is left for the
+    parser to refuse with its usage error, as it does here."""
+    name = argv[0]
+    if name not in SERVED:
+        return "not a served command"
+    parsed = command.commands.get(name) if hasattr(command, "commands") else None
+    if parsed is None:
+        return "not a served command"
+    takes_value = {opt: not getattr(param, "is_flag", False) and not getattr(param, "count", False)
+                   for param in parsed.params if param.param_type_name == "option"
+                   for opt in (*param.opts, *getattr(param, "secondary_opts", ()))}
+    words: list[str] = []
+    rest = iter(argv[1:])
+    for arg in rest:
+        if arg == "--":
+            return "`--` is not served"
+        if arg.startswith("-") and arg != "-":
+            option, equals, _ = arg.partition("=")
+            if option in FILE_OPTIONS:  # (click takes no abbreviation of a long option)
+                return f"{option} is not served (the server reads its own palace and no file)"
+            if takes_value.get(option) and not equals:
+                next(rest, None)  # its value
+            continue
+        words.append(arg)
+    if len(words) > 1 and words[0] in WRITING_WORDS.get(name, ()):
+        return f"`palace {name} {words[0]}` writes: never served"
+    return None
 
 
 class _SocketServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -317,10 +373,16 @@ def serve(
 ) -> None:
     """Answer `palace ask`, `status`, `facts`, `history`, `entity`, `changes` and `card` from this
     warm process until Ctrl-C or SIGTERM, for scripts and agents (a watcher does the same
-    while it runs). Their output is the same; they answer in a tenth of the time. With
-    --http [PORT], serve the map to a browser instead."""
+    while it runs). Their output is the same; they answer in a tenth of the time. Only
+    those reads of this palace are served, with no option naming a file; every other
+    request is refused, and logged on stderr. With --http [PORT], serve the map to a
+    browser instead."""
     from palace.core import Palace
 
+    handler = logging.StreamHandler(sys.__stderr__)  # the real stream: never a served command's capture
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGINT, lambda *_: stopping.set())

@@ -92,8 +92,9 @@ def _run_foreground(watcher, *, quiet: bool) -> None:
     handler = RichHandler(console=err, show_path=False) if not quiet else logging.StreamHandler()
     if quiet:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    logging.getLogger("palace.watch").addHandler(handler)
-    logging.getLogger("palace.watch").setLevel(logging.INFO)
+    for name in ("palace.watch", "palace.serve"):  # the server's refusals too
+        logging.getLogger(name).addHandler(handler)
+        logging.getLogger(name).setLevel(logging.INFO)
     import threading
 
     stopping: list[int] = []

@@ -32,7 +32,7 @@ from palace.nlp.names import LEGAL_SUFFIXES, EntityMention, person_name, whole_n
 from palace.nlp.lines import LineReader, speakers
 from palace.nlp.relations import RelationReader
 from palace.nlp.rules import RelationRules
-from palace.nlp.sentence import Candidate, Context, Relation, instructs
+from palace.nlp.sentence import Candidate, Context, Relation, instruction_line
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -97,7 +97,9 @@ class ValidTime:
 class Extraction:
     """Everything extracted from one drawer. ``entities`` includes the proper nouns the
     relation rules named that the recogniser missed; ``rejected`` the candidates the
-    rules turned down (only when the :class:`Extractor` traces)."""
+    rules turned down (only when the :class:`Extractor` traces); ``instruction`` the
+    line of an instruction-like phrase in the drawer (:func:`palace.nlp.sentence.instructs`),
+    whose relations are then held for review, not taken as facts."""
 
     entities: tuple[EntityMention, ...] = ()
     dates: tuple[DateMention, ...] = ()
@@ -107,6 +109,7 @@ class Extraction:
     base: dt.date | None = None
     rejected: tuple[Candidate, ...] = ()
     text: str = ""
+    instruction: str = ""
 
     def relation_date(self, relation: Relation) -> DateInterval | None:
         """The date a relation holds from: the first date inside its verb's clause, else
@@ -435,14 +438,11 @@ class Extractor:
 
                 found.setdefault(b, []).extend(lines.read(extraction.text, mentions[b], sentence_of, contexts[b]))
         for b, (_, extraction, _) in enumerate(batch):
-            if b in found and instructs(extraction.text):  # text that tries to instruct is never a fact
-                relations = found.pop(b)
-                dropped = [Candidate(r.sentence, r.start, r.end, r.rule, r.predicate, "text that instructs")
-                           for r in relations] if self.trace else []
-                rejected.setdefault(b, []).extend(dropped)
+            # text that tries to instruct: the drawer's relations are held for review, not facts yet
+            held = instruction_line(extraction.text) if b in found else None
             if b in found or b in rejected:
                 extraction = replace(extraction, relations=tuple(found.get(b, ())), entities=tuple(mentions[b]),
-                                     rejected=tuple(rejected.get(b, ())))
+                                     rejected=tuple(rejected.get(b, ())), instruction=held or "")
             yield extraction
 
     def label_of(self, name: str) -> str | None:

@@ -31,6 +31,7 @@ knows about storage; :mod:`palace.graph.resolution` decides which names are join
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
@@ -254,12 +255,14 @@ def key_without_final_dot(key: str) -> str:
 
 
 def entity_key(name: str) -> str:
-    """The lookup key of an entity name: whitespace collapsed, case-folded, a leading
-    "the" dropped ("The Leadership Council" and "Leadership Council" are one entity), and
-    the final period of a legal or generational abbreviation dropped ("Acme Corp." at the
-    end of a sentence and "Acme Corp" are one entity; see
-    :func:`key_without_final_dot`)."""
-    key = " ".join(name.split()).casefold()
+    """The lookup key of an entity name: whitespace collapsed, case-folded, in Unicode's
+    composed form (NFC: "José" typed on Linux and "José" saved by macOS, e + U+0301, are
+    one entity), a leading "the" dropped ("The Leadership Council" and "Leadership
+    Council" are one entity), and the final period of a legal or generational
+    abbreviation dropped ("Acme Corp." at the end of a sentence and "Acme Corp" are one
+    entity; see :func:`key_without_final_dot`). This is the one place a name's identity
+    is made; folding diacritics or case further for *matching* belongs on top of it."""
+    key = unicodedata.normalize("NFC", " ".join(name.split()).casefold())
     key = key[4:] if key.startswith("the ") and len(key) > 4 else key
     return key_without_final_dot(key)
 

@@ -379,6 +379,19 @@ def instructs(text: str) -> bool:
     purpose: "ignore the old linter rules", "Assistant: Jane Doe" or "System: macOS 14"
     are notes, not instructions; the defence against planted facts is review (untrusted
     wings, candidates), this only keeps the plainest injections out of the graph. Such text is
-    never a fact (:meth:`palace.nlp.extraction.Extractor.extract_many` drops the typed
-    facts of its drawer); its names stay searchable."""
+    never taken as a fact as it stands: the typed facts of its drawer are held for review
+    (:meth:`palace.nlp.extraction.Extractor.extract_many`, :func:`instruction_line`); its
+    names stay searchable."""
     return bool(_INSTRUCTION.search(text))
+
+
+def instruction_line(text: str, limit: int = 120) -> str | None:
+    """The line of ``text`` holding the first instruction-like phrase (:func:`instructs`),
+    whitespace collapsed and cut to ``limit`` characters, or None."""
+    found = _INSTRUCTION.search(text)
+    if found is None:
+        return None
+    start = text.rfind("\n", 0, found.start()) + 1
+    end = text.find("\n", found.end())
+    line = " ".join(text[start:end if end != -1 else len(text)].split())
+    return line if len(line) <= limit else line[:limit - 1] + "…"

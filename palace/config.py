@@ -40,7 +40,14 @@ def resolve_palace_path(explicit: str | os.PathLike[str] | None = None) -> Path:
 
 
 def quiet_third_parties() -> None:
-    """Switch off telemetry and hub look-ups of the libraries palace uses (offline, private)."""
+    """Switch off telemetry and hub look-ups of the libraries palace uses (offline, private).
+
+    onnxruntime (1.32) starts a telemetry upload to ``mobile.events.data.microsoft.com``
+    from a thread of its own about 10 s after it is imported, whatever the session
+    options say (``disable_telemetry_events()`` does not stop it); only
+    ``ORT_DISABLE_TELEMETRY=1`` in the environment before the import does, so it is set
+    here, over any other value, before palace imports onnxruntime or chromadb."""
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -111,6 +118,8 @@ class Config:
     - ``nlp_processes``: how many processes read a large mine's NLP (None: decided
       from the machine); ``$PALACE_NLP_PROCESSES`` overrides it.
     - ``wings``: ``{wing: WingSettings}``; ``agent_writes``: ``"candidate"`` or ``"commit"``.
+    - ``server_timeout_s``: how long a cold command waits for the warm server's answer
+      before it answers by itself (``"server": {"timeout_s": 3}``; :func:`server_timeout`).
     """
 
     owner: str | None = None
@@ -123,6 +132,7 @@ class Config:
     nlp_processes: int | None = None
     wings: Mapping[str, WingSettings] = field(default_factory=dict)
     agent_writes: str = "candidate"
+    server_timeout_s: float = 3.0
 
     @classmethod
     def load(cls, palace_dir: Path | None) -> "Config":
@@ -151,7 +161,8 @@ class Config:
                    predicates=_predicates(data.get("predicates", [])), values=_values(data.get("values", {})),
                    questions=_object(data, "questions", '{"questions": {"plan": {"nouns": ["contract"]}}}'),
                    vectors=_vectors(data.get("vectors")), nlp_processes=_processes(data.get("nlp_processes")),
-                   wings=_wings(data.get("wings")), agent_writes=_agent_writes(data.get("agents")))
+                   wings=_wings(data.get("wings")), agent_writes=_agent_writes(data.get("agents")),
+                   server_timeout_s=_server_timeout(data.get("server")))
 
     def wing(self, name: str) -> WingSettings:
         """The settings of wing ``name`` (the defaults when ``config.json`` names none)."""
@@ -228,6 +239,37 @@ def _wings(wings) -> dict[str, WingSettings]:
                               f' "low_trust_rules" a list of rule names', hint='{"wings": {"inbox": {"trust": "untrusted"}}}')
         out[wing] = WingSettings(trust == "untrusted", frozenset(str(r) for r in rules), spec.get("private") is True)
     return out
+
+
+#: Seconds a cold command waits for the warm server's answer (``"server": {"timeout_s"}``).
+SERVER_TIMEOUT_S = 3.0
+#: The environment variable that overrides it (seconds).
+SERVER_TIMEOUT_ENV = "PALACE_SERVER_TIMEOUT"
+
+
+def _server_timeout(server) -> float:
+    raw = (server or {}).get("timeout_s", SERVER_TIMEOUT_S) if isinstance(server or {}, dict) else None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 < raw <= 3600:
+        raise ConfigError('config.json: "server": {"timeout_s": …} is a number of seconds (0-3600]',
+                          hint='{"server": {"timeout_s": 3}}')
+    return float(raw)
+
+
+def server_timeout(palace_dir: str | os.PathLike[str]) -> float:
+    """How long a cold command waits for the answer of ``palace_dir``'s warm server, in
+    seconds: ``$PALACE_SERVER_TIMEOUT``, else ``config.json``'s ``"server": {"timeout_s"}``,
+    else :data:`SERVER_TIMEOUT_S`. Read cheaply (the file alone, never validated whole:
+    the client imports nothing else); a value it cannot use gives the default."""
+    try:
+        value = float(os.environ.get(SERVER_TIMEOUT_ENV) or "nan")
+    except ValueError:
+        value = float("nan")
+    if 0 < value <= 3600:
+        return value
+    try:
+        return _server_timeout(read_config(Path(palace_dir)).get("server"))
+    except (ConfigError, OSError):
+        return SERVER_TIMEOUT_S
 
 
 def _agent_writes(agents) -> str:

@@ -319,7 +319,7 @@ class Palace:
         from palace.graph.changes import changes_in_window, changes_since_previous_mining
         from palace.store.entities import find_entities
 
-        ids = tuple(r["id"] for r in find_entities(self.conn, about)) if about else ()
+        ids = tuple(r["id"] for r in find_entities(self.conn, about, wing=wing)) if about else ()
         if start is None and end is None:
             return changes_since_previous_mining(self.conn, entity_ids=ids, wing=wing, room=room,
                                                  registry=self.registry)
@@ -365,11 +365,12 @@ class Palace:
 
         return MapServer(page, port=port)
 
-    def entity(self, name: str) -> "EntityProfile":
-        """The profile card of ``name``; see :func:`palace.graph.profile.profile`."""
+    def entity(self, name: str, *, wing: str | None = None) -> "EntityProfile":
+        """The profile card of ``name`` (as ``wing`` holds it, when given); see
+        :func:`palace.graph.profile.profile`."""
         from palace.graph.profile import profile
 
-        return profile(self.conn, self.registry, name)
+        return profile(self.conn, self.registry, name, wing=wing)
 
     def connection(self, source: str, target: str) -> "Connection":
         """How two names are connected over current facts; see :func:`palace.graph.profile.connection`."""

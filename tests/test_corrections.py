@@ -169,6 +169,19 @@ def test_low_trust_rules_and_an_agents_writes_are_candidates(dana, tmp_path):
     assert current(palace, "Dana Lee", "works_at") == []
 
 
+def test_an_agents_retraction_is_shown_as_the_agents(dana):
+    palace, _ = dana
+    omar = fact_id(palace, "Omar Haddad", "works_at", "Globex")
+    committed = palace.retract_fact(omar, by="agent", reason="an agent read it so")
+    proposal = palace.retract_fact(fact_id(palace, "Dana Lee", "works_at", "Initech"), by="agent", pending=True,
+                                   reason="an agent thinks so")
+    palace.review(True, proposal_ids=(proposal.id,))
+    reasons = {f.object: f.invalidation_reason for name in ("Omar Haddad", "Dana Lee")
+               for f in palace.history(name, predicate="works_at").facts}
+    assert reasons == {"Globex": f"retracted by an agent (decision #{committed.id}): an agent read it so",
+                       "Initech": f"retracted by an agent (decision #{proposal.id}): an agent thinks so"}
+
+
 def test_undoing_a_retraction_brings_back_only_what_the_notes_still_say(dana):
     palace, notes = dana
     retraction = palace.retract_fact(fact_id(palace, "Dana Lee", "works_at", "Initech"))

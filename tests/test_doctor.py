@@ -41,7 +41,7 @@ def test_a_sound_palace_passes_every_check(mined):
     _, palace_dir = mined
     code, report = _doctor(palace_dir)
     assert code == 0 and report["ok"] is True
-    assert [c["name"] for c in report["checks"]] == ["integrity", "schema", "fts", "resolution", "orphans", "vectors"]
+    assert [c["name"] for c in report["checks"]] == ["integrity", "schema", "fts", "resolution", "orphans", "front_matter", "vectors"]
     assert _check(report, "vectors")["detail"].startswith("3 vectors = 3 embedded drawers")
 
 

@@ -92,3 +92,40 @@ def test_entity_search_lists_each_entity_once_with_distinct_relations(sample_pal
     assert names[0] == "Bob Okafor" and len(names) == len(set(names))
     relations = [(r.subject, r.predicate, r.object) for r in hits[0].relations]
     assert len(relations) == len(set(relations)) and ("Bob Okafor", "reports_to", "Helen Marsh") in relations
+
+
+@pytest.mark.unit
+def test_a_names_key_is_its_composed_form():
+    import unicodedata
+
+    from palace.nlp.names import entity_key
+
+    composed, decomposed = "José Núñez", unicodedata.normalize("NFD", "José Núñez")
+    assert composed != decomposed and len(decomposed) == len(composed) + 3
+    assert entity_key(decomposed) == entity_key(composed) == "josé núñez"
+
+
+def test_a_name_written_in_nfc_and_in_nfd_is_one_entity(tmp_path):
+    """macOS saves "é" as e + U+0301 (NFD); a note typed elsewhere holds U+00E9 (NFC): one
+    person, found by either spelling, named in the composed form; the notes' text and
+    paths stay as they are on disk."""
+    import unicodedata
+
+    from palace.core import Palace
+
+    nfc = "José Núñez"
+    nfd = unicodedata.normalize("NFD", nfc)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2025-01-10-sync.md").write_text(f"# Sync\n\n{nfc} works at Initech. {nfc} met Dana Lee.\n")
+    (notes / unicodedata.normalize("NFD", "2025-02-03-café.md")).write_text(
+        f"# Café\n\n{nfd} joined Globex in February 2025. {nfd} met Dana Lee again.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        named = [r[0] for r in palace.conn.execute("SELECT name FROM entities WHERE key = ?", (nfc.casefold(),))]
+        assert named == [nfc]
+        card = palace.entity(nfd)
+        assert card.name == nfc and card.files == 2 and card.entity_ids == palace.entity(nfc).entity_ids
+        assert {f.object for f in palace.facts(about=nfd, predicate="works_at").facts} >= {"Globex"}
+        paths = {r[0] for r in palace.conn.execute("SELECT path FROM files")}
+    assert unicodedata.normalize("NFD", "2025-02-03-café.md") in paths  # the path as on disk

@@ -128,3 +128,34 @@ def test_a_forget_from_python_holds_the_write_lock(tmp_path):
         assert (done.files, done.drawers) == (1, planned.drawers) and done.audit_id
         assert palace.status().drawers == 0 and traces(palace_dir) == []
         assert palace.allow(note) == 1
+
+
+def test_forgetting_a_note_keeps_what_other_notes_front_matter_makes(tmp_path):
+    """A note's front-matter ``aliases`` make the concept of its title, with no mention
+    and no fact: forgetting *another* note keeps it, and ``doctor`` checks (and
+    ``--repair`` makes again) every such concept."""
+    from palace.core import Palace
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "atlas.md").write_text("---\ntitle: Atlas Platform\naliases: [Project Atlas, Atlas]\n---\n"
+                                    "The platform team ships it every quarter.\n")
+    (notes / "2024-03-01-sync.md").write_text("# Sync\n\nDana Lee works at Initech.\n")
+    (notes / "2024-03-02-lunch.md").write_text("---\naliases: [Lunch]\n---\n# Lunch with Omar\n\nOmar Haddad joined Globex.\n")
+    p = ("--palace", str(tmp_path / "palace"))
+    assert run("mine", str(notes), *p).exit_code == 0
+    with Palace.open(tmp_path / "palace", create=False) as palace:
+        assert palace.entity("Project Atlas").name == "Atlas Platform"
+    assert run("forget", str(notes / "2024-03-02-lunch.md"), *p).exit_code == 0
+    with Palace.open(tmp_path / "palace", create=False) as palace:
+        card = palace.entity("Project Atlas")  # main: "no entity named 'Project Atlas'"
+        assert card.name == "Atlas Platform" and card.types == ("CONCEPT",) and card.mentions == 0
+        assert palace.conn.execute("SELECT count(*) FROM entities WHERE key = 'lunch with omar'").fetchone()[0] == 0
+        assert palace.doctor().ok
+        palace.conn.execute("DELETE FROM entities WHERE key = 'atlas platform'")  # as main's forget left it
+        palace.conn.commit()
+        report = palace.doctor()
+        (check,) = [c for c in report.checks if c.name == "front_matter"]
+        assert not check.ok and "Atlas Platform (atlas.md)" in check.detail
+        repaired = palace.doctor(repair=True)
+        assert repaired.ok and palace.entity("Atlas").name == "Atlas Platform"

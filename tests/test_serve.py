@@ -140,3 +140,77 @@ def test_a_dead_server_or_another_palace_is_never_asked(served_palace, mined_sam
     result = run("ask", "who does Bob report to", "--now", "2025-01-15", "--json", "--palace", str(palace_dir))
     assert result.returncode == 0 and json.loads(result.stdout)["answer"]["values"][0]["value"] == "Helen Marsh"
     assert time.monotonic() - started < 60  # no wait on the dead socket beyond the connect timeout
+
+
+@pytest.mark.slow
+def test_a_stopped_server_is_given_up_on_and_the_command_answers_here(served_palace):
+    """A server that takes the request and never answers (stopped with SIGSTOP): the
+    client gives up after its timeout (here 0.5 s), answers by itself and says why."""
+    palace_dir, process = served_palace
+    process.send_signal(signal.SIGSTOP)
+    try:
+        result = subprocess.run([*CLI, "status", "--json", "--palace", str(palace_dir)], capture_output=True,
+                                text=True, timeout=60, env={**os.environ, "PALACE_SERVER_TIMEOUT": "0.5"})
+    finally:
+        process.send_signal(signal.SIGCONT)
+    assert result.returncode == 0 and json.loads(result.stdout)["palace"] == str(palace_dir)
+    assert result.stderr == (f"palace: the server at {palace_dir / SOCKET_FILE} did not answer within 0.5 s;"
+                             ' answering here (set $PALACE_SERVER_TIMEOUT or "server": {"timeout_s": …}'
+                             " in config.json to wait longer)\n")
+    (palace_dir / "config.json").write_text(json.dumps({"server": {"timeout_s": 0.25}}))
+    process.send_signal(signal.SIGSTOP)
+    try:
+        result = subprocess.run([*CLI, "facts", "--about", "Bob Okafor", "--json", "--palace", str(palace_dir)],
+                                capture_output=True, text=True, timeout=60)
+    finally:
+        process.send_signal(signal.SIGCONT)
+    assert result.returncode == 0 and "did not answer within 0.25 s; answering here" in result.stderr
+    assert "Helen Marsh" in result.stdout
+
+
+def _raw(palace_dir, argv, **changes) -> dict:
+    """Send one request for ``argv`` straight to the server's socket, as any local process
+    could (not through the client's checks); its reply."""
+    from palace.cli.client import PROTOCOL, _exchange, code_id
+
+    request = {"protocol": PROTOCOL, "code": code_id(), "palace": str(palace_dir), "argv": argv, "chroma_url": None,
+               "tty": {}, "env": {}, "columns": 80, **changes}
+    return _exchange(str(palace_dir / SOCKET_FILE), request, 60.0)
+
+
+@pytest.mark.slow
+def test_the_server_runs_only_the_reads_it_documents_for_its_own_palace(served_palace, mined_sample, tmp_path):
+    palace_dir, process = served_palace
+    other = tmp_path / "other"
+    shutil.copytree(mined_sample[0], other)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("who holds the launch codes\n")
+    refused = {
+        ("entity", "merge", "Bob Okafor", "Helen Marsh"): "writes: never served",
+        ("entity", "split", "Bob Okafor"): "writes: never served",
+        ("status", "--json", "--palace", str(other)): "--palace is not served",
+        ("status", f"--palace={other}"): "--palace is not served",
+        ("ask", "--batch", str(secret), "--json"): "--batch is not served",
+        ("ask", f"--batch={secret}"): "--batch is not served",
+        ("ask", "who", "--", "--palace", str(other)): "`--` is not served",
+        ("mine", str(tmp_path)): "not a served command",
+        ("extract", "--file", str(secret)): "not a served command",
+        ("forget", "--entity", "Bob Okafor"): "not a served command",
+    }
+    for argv, reason in refused.items():
+        reply = _raw(palace_dir, list(argv))
+        assert set(reply) == {"refused"} and reason in reply["refused"], (argv, reply)
+    assert _raw(palace_dir, ["status", "--json"], palace=str(other)) == {"refused": f"this server serves {palace_dir}"}
+    served = _raw(palace_dir, ["entity", "aliases", "Bob Okafor", "--json"])  # a read: served
+    assert served["exit"] == 0 and json.loads(served["stdout"])["name"] == "Bob Okafor"
+    assert server_info(palace_dir)["requests"] == 1
+    from palace.core import Palace
+
+    with Palace.open(palace_dir, create=False) as palace:  # no merge, no split happened
+        assert palace.conn.execute("SELECT count(*) FROM entity_decisions").fetchone()[0] == 0
+    process.send_signal(signal.SIGTERM)
+    _, log = process.communicate(timeout=60)
+    lines = [line for line in log.splitlines() if "refused a request" in line]
+    assert len(lines) == len(refused) + 1
+    assert any("(`palace entity merge` writes: never served): entity merge Bob Okafor Helen Marsh" in line
+               for line in lines)

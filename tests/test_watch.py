@@ -489,3 +489,33 @@ def test_a_long_note_gives_way_to_notes_saved_while_it_is_read(tmp_path, notes, 
         assert len(set(drawers(tmp_path / "palace")["long.md"])) <= count
     finally:
         w.stop()
+
+
+def test_a_watcher_killed_without_cleaning_up_is_reported_dead(tmp_path, notes):
+    """SIGKILL leaves ``watch.json`` as the watcher last wrote it (healthy, a fresh
+    heartbeat) and no stop recorded: the status says dead, with the time, never healthy."""
+    import signal
+
+    palace_dir = tmp_path / "palace"
+    cli = [sys.executable, "-c", "from palace.cli.main import run; run()"]
+    started = subprocess.run([*cli, "watch", "--daemon", str(notes), "--palace", str(palace_dir)],
+                             capture_output=True, text=True, timeout=300)
+    assert started.returncode == 0, started.stderr
+    before = json.loads(subprocess.run([*cli, "daemon", "status", "--json", "--palace", str(palace_dir)],
+                                       capture_output=True, text=True, timeout=60).stdout)
+    assert before["running"] and before["health"] == "healthy"
+    pid = before["pid"]
+    os.kill(pid, signal.SIGKILL)
+    assert wait_for(lambda: not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split(")")[-1]
+                    .split()[0] == "Z", timeout=30)
+    shown = subprocess.run([*cli, "daemon", "status", "--json", "--palace", str(palace_dir)], capture_output=True,
+                           text=True, timeout=60)
+    status = json.loads(shown.stdout)
+    assert shown.returncode == 3
+    assert (status["running"], status["pid"], status["health"], status["state"]["health"]) == (False, None, "dead", "dead")
+    assert status["died_at"] == status["state"]["heartbeat"] and status["died_at"]
+    assert status["state"]["problems"][-1] == (f"the watcher (pid {pid}) died without a clean stop; its last"
+                                               f" heartbeat was at {status['died_at']}")
+    text = subprocess.run([*cli, "daemon", "status", "--palace", str(palace_dir)], capture_output=True, text=True,
+                          timeout=60).stdout
+    assert f"the last one (pid {pid}) died (no clean stop) at {status['died_at']}" in text

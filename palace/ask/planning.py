@@ -196,7 +196,7 @@ def identifier_terms(text: str) -> tuple[str, ...]:
 
 
 def match_entities(
-    conn: sqlite3.Connection, question: str, exclude: tuple[int, int] | None = None
+    conn: sqlite3.Connection, question: str, exclude: tuple[int, int] | None = None, *, wing: str | None = None
 ) -> tuple[EntityMatch, ...]:
     """Entities whose name or alias equals an n-gram (1–5 words) of the question.
 
@@ -212,7 +212,7 @@ def match_entities(
     if not candidates:
         return ()
     grouped: dict[str, list[sqlite3.Row]] = {}
-    for row in search.names_matching(conn, list(candidates)):
+    for row in search.names_matching(conn, list(candidates), wing=wing):
         grouped.setdefault(row["key"], []).append(row)
     for key in lowercase & set(grouped):
         attested = sum(r["n"] for r in grouped[key]) >= MIN_MENTIONS_LOWERCASE
@@ -440,6 +440,7 @@ def plan_question(
     until: dt.date | None = None,
     config: Config | None = None,
     questions: QuestionTable | None = None,
+    wing: str | None = None,
 ) -> Plan:
     """Read a :class:`Plan` from ``question`` (``now`` anchors relative dates and is the
     day a question without a time is about; default today).
@@ -450,8 +451,9 @@ def plan_question(
     read, and a note says so). ``questions`` (default: the shipped words,
     :func:`palace.ask.questions.load_questions`) reads whether it asks for one predicate
     of one name (``Plan.asks``, :func:`palace.ask.questions.read_fact_questions`; not for
-    a change question); such a question leans on the graph. Raises :class:`UsageError`
-    when ``since`` is after ``until``.
+    a change question); such a question leans on the graph. ``wing``: names are those
+    that wing holds (:func:`match_entities`). Raises :class:`UsageError` when ``since``
+    is after ``until``.
     """
     config = config or Config()
     today = now or dt.date.today()
@@ -463,7 +465,7 @@ def plan_question(
     notes += read.notes
     window_words = {w.lower() for w in _WORD.findall(read.text)}
     terms = tuple(t for t in query_terms(question) if t not in window_words)
-    entities = match_entities(conn, question, read.span)
+    entities = match_entities(conn, question, read.span, wing=wing)
     intent, cue = read_intent(question, entities)
     cue_words = {w.lower() for w in _WORD.findall(cue)} - {"about", "on"}
     if cue_words and intent in ("change", "current", "history"):  # "changed", "now": not what it is about

@@ -61,7 +61,7 @@ def ask(store: "Store", config: "Config", registry: dict, question: str,
     _check_asked(store, question)
     conn = store.conn
     plan = plan_question(conn, question, now=options.now, since=options.since, until=options.until,
-                         config=config, questions=load_questions(config, registry))
+                         config=config, questions=load_questions(config, registry), wing=options.wing)
     scope, scope_notes = build_scope(conn, plan, wing=options.wing, room=options.room, baseline=options.baseline)
     _check_content(plan)
     weights = options.weights(plan.weights)

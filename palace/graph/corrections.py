@@ -36,6 +36,7 @@ and the predicate registry (and, to mark candidates, the config), never the hand
 from __future__ import annotations
 
 import datetime as dt
+import re
 import sqlite3
 from dataclasses import dataclass
 
@@ -46,7 +47,7 @@ from palace.nlp.names import entity_key
 from palace.store import decisions as rows
 from palace.store import fact_states as states
 from palace.store import sqlite as store
-from palace.store.entities import close_names, entity_name, find_entities, home_wing
+from palace.store.entities import close_names, entities_with_name, entity_name, find_entities, home_wing
 from palace.store.facts import (FactFilter, FactView, candidates_of_rule, fact_views, fact_with_keys, is_live,
                                 live_mined_facts)
 from palace.store.graph import NewFact, entity_id, insert_fact
@@ -86,9 +87,33 @@ def decisions(conn: sqlite3.Connection, *, include_undone: bool = True) -> list[
     return [_decision(row) for row in rows.fact_decisions(conn, include_undone=include_undone)]
 
 
+#: Longest name (a subject, an entity object) a written fact takes, in characters.
+MAX_NAME_CHARS = 500
+#: Longest free text (a value, an observation, a note, a reason) a written fact takes.
+MAX_TEXT_CHARS = 10_000
+#: Characters no written name or text may hold: C0 controls but tab, line feed and
+#: carriage return, DEL, C1 controls, lone surrogates, U+FFFE and U+FFFF.
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def check_written(what: str, value: str, limit: int) -> None:
+    """Refuse a written ``value`` (``what`` names it: "the subject", "the note") longer
+    than ``limit`` characters or holding a control character: what an agent writes
+    (``palace mcp``; an import checks the same, :mod:`palace.ops.import_schema`) is shown
+    in cards meant for a prompt. Raises :class:`UsageError`, never echoing the value."""
+    if len(value) > limit:
+        raise UsageError(f"{what} is {len(value):,} characters long; at most {limit:,}",
+                         hint="write a short statement; the note it comes from can hold the rest")
+    found = CONTROL.search(value)
+    if found:
+        raise UsageError(f"{what} holds the control character U+{ord(found.group()):04X} at character "
+                         f"{found.start() + 1}", hint="write it without control characters")
+
+
 def add_fact(conn: sqlite3.Connection, registry: dict, subject: str, predicate: str, obj: str, *,
              valid_from: dt.date | None = None, valid_to: dt.date | None = None, note: str = "",
-             wing: str | None = None, by: str = "user", candidate: bool = False, new: bool = False) -> FactDecision:
+             wing: str | None = None, by: str = "user", candidate: bool = False, new: bool = False,
+             timelines: set | None = None) -> FactDecision:
     """Add the fact ``subject predicate obj`` valid over ``[valid_from, valid_to)``
     (either open; an event without an end holds on its day). ``subject`` and an entity
     ``obj`` are names or aliases; a name the palace does not know is refused with the
@@ -97,14 +122,21 @@ def add_fact(conn: sqlite3.Connection, registry: dict, subject: str, predicate: 
     mentions the subject most. ``by`` is ``user`` or
     ``agent`` (its evidence); a ``candidate`` awaits review (:func:`review`). The
     predicate ``observation`` takes any free statement (:func:`observe`). ``registry``:
-    the predicate registry. Raises :class:`UsageError` for an unknown predicate, a value
-    the predicate does not take, an end before the start, or an unknown name without ``new``."""
+    the predicate registry. ``timelines``: a set that collects the ``(subject id,
+    predicate)`` group to recompute, for a caller adding many facts in one transaction
+    (an import), instead of recomputing it here. Raises :class:`UsageError` for an
+    unknown predicate, a value the predicate does not take, an end before the start, or
+    an unknown name without ``new``."""
     spec = OBSERVATION_SPEC if predicate == OBSERVATION else registry.get(predicate)
     if spec is None or predicate == "mentioned_with":
         known = sorted(name for name in registry if name != "mentioned_with")
         raise UsageError(f"no predicate {predicate!r}", hint="predicates: " + ", ".join(known))
     if not subject.strip() or not obj.strip():
         raise UsageError("a fact needs a subject and an object", hint='palace fact add "Bob Okafor" reports_to "Helen Marsh"')
+    if by == "agent":  # data from outside: bounded, and no control characters (an import is checked whole)
+        check_written("the subject", subject, MAX_NAME_CHARS)
+        check_written("the object", obj, MAX_TEXT_CHARS if spec.object == ("VALUE",) else MAX_NAME_CHARS)
+        check_written("the note", note, MAX_TEXT_CHARS)
     if valid_from and valid_to and valid_to <= valid_from:
         raise UsageError(f"--to {valid_to} is not after --from {valid_from}", hint="the valid time is [from, to)")
     if spec.kind == "event" and valid_from and not valid_to:
@@ -131,6 +163,8 @@ def add_fact(conn: sqlite3.Connection, registry: dict, subject: str, predicate: 
         rows.set_decision_fact(conn, decision_id, fact_id)
         if candidate:
             states.make_candidates(conn, [fact_id])
+        elif timelines is not None:
+            timelines.add((subject_id, predicate))
         else:
             apply_timelines(conn, [(subject_id, predicate)], registry)
     return _load(conn, decision_id)
@@ -169,17 +203,20 @@ def retract_fact(conn: sqlite3.Connection, registry: dict, fact_id: int, *, reas
     reads it again retracts it again. A ``pending`` retraction (an agent's) changes
     nothing until accepted (:func:`review`). Raises :class:`UsageError` for an unknown or
     no longer live fact."""
+    if by == "agent":
+        check_written("the reason", reason, MAX_TEXT_CHARS)
     row = _live_fact(conn, fact_id)
     now = recorded_now()
     with store.transaction(conn):
         decision_id = _record(conn, "retract", by, row, reason, now, pending=pending)
         if not pending:
-            _apply_retraction(conn, decision_id, [fact_id], reason, registry)
+            _apply_retraction(conn, decision_id, [fact_id], reason, registry, by)
     return _load(conn, decision_id)
 
 
-def _apply_retraction(conn, decision_id: int, fact_ids: list[int], reason: str, registry: dict) -> None:
-    done = states.retract(conn, fact_ids, decision_id, reason, recorded_now())
+def _apply_retraction(conn, decision_id: int, fact_ids: list[int], reason: str, registry: dict,
+                      by: str) -> None:
+    done = states.retract(conn, fact_ids, decision_id, reason, recorded_now(), by=by)
     apply_timelines(conn, {(r["subject_id"], r["predicate"]) for r in done}, registry)
 
 
@@ -243,7 +280,7 @@ def replay(conn: sqlite3.Connection, registry: dict) -> int:
         elif row["action"] == "retract":
             found = rows.facts_matching(conn, row, evidence=EVIDENCE)
             if found:
-                states.retract(conn, [f["id"] for f in found], row["id"], row["note"], recorded_now())
+                states.retract(conn, [f["id"] for f in found], row["id"], row["note"], recorded_now(), by=row["by"])
                 groups |= {(f["subject_id"], f["predicate"]) for f in found}
         else:
             found = rows.facts_matching(conn, row, evidence=states.MINED)
@@ -317,7 +354,7 @@ def review(conn: sqlite3.Connection, registry: dict, accept: bool, *, fact_ids: 
                     raise UsageError(f"the fact decision #{proposal} proposes to retract is not in this palace",
                                      hint=f"reject it: palace review reject {proposal}")
                 for target in targets:
-                    _apply_retraction(conn, proposal, [target], row["note"], registry)
+                    _apply_retraction(conn, proposal, [target], row["note"], registry, row["by"])
             else:
                 rows.revert_fact_decision(conn, proposal, now)
             done.append(proposal)
@@ -369,18 +406,19 @@ def _entity(conn, cache: dict, name: str, types: tuple[str, ...], *, new: bool, 
     """The entity ``name`` stands for (most mentioned of a name or alias); else, with
     ``new``, a new one typed as the predicate wants (``CONCEPT`` when it takes any);
     else :class:`UsageError` naming the closest known names (of ``wing`` when given):
-    "Dnaa" is a typo of "Dana" far more often than a new person."""
-    try:
-        return find_entities(conn, name)[0]["id"]
-    except UsageError:
-        if not new:
-            close = close_names(conn, name, wing=wing)
-            where = f" in wing {wing!r}" if wing else " in this palace"
-            raise UsageError(f"no entity named {name!r}{where}",
-                             hint=(f"did you mean: {', '.join(close)}? " if close else "")
-                             + "To make it a new entity, pass --new") from None
-        label = next((t for t in types if t not in ("*", "VALUE")), "CONCEPT")
-        return entity_id(conn, cache, " ".join(name.split()), label)
+    "Dnaa" is a typo of "Dana" far more often than a new person. With ``wing``, a name
+    only other wings hold is unknown, as if they did not exist."""
+    found = entities_with_name(conn, name, wing=wing)
+    if found:
+        return found[0]["id"]
+    if not new:
+        close = close_names(conn, name, wing=wing)
+        where = f" in wing {wing!r}" if wing else " in this palace"
+        raise UsageError(f"no entity named {name!r}{where}",
+                         hint=(f"did you mean: {', '.join(close)}? " if close else "")
+                         + "To make it a new entity, pass --new")
+    label = next((t for t in types if t not in ("*", "VALUE")), "CONCEPT")
+    return entity_id(conn, cache, " ".join(name.split()), label)
 
 
 def _value_key(name: str, object_id: int | None) -> str:

@@ -67,9 +67,9 @@ def facts(
     if about:
         value = " ".join(about.split()).casefold()
         try:
-            ids = tuple(r["id"] for r in find_entities(conn, about))
+            ids = tuple(r["id"] for r in find_entities(conn, about, wing=wing))
         except UsageError:  # not an entity: maybe a literal value ("Metoprolol", "Starter")
-            if not any_fact(conn, FactFilter(value=value), registry):
+            if not any_fact(conn, FactFilter(value=value, wing=wing), registry):
                 raise
     wanted = FactFilter(
         entity_ids=ids, value=value, predicate=predicate, typed_only=typed_only and not predicate,

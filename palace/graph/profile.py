@@ -81,16 +81,19 @@ class EntityProfile:
 
 
 def profile(conn: sqlite3.Connection, registry: dict, name: str, *, related: int = 8,
-            recent: int = 5) -> EntityProfile:
+            recent: int = 5, wing: str | None = None) -> EntityProfile:
     """Build the :class:`EntityProfile` of ``name`` (case-insensitive, possessive
     stripped): at most ``related`` neighbours and ``recent`` latest mentions.
-    ``registry``: the predicate registry. Raises :class:`UsageError` for an unknown name."""
+    ``registry``: the predicate registry. ``wing``: the name as that wing holds it — its
+    mentions, counts, types and facts there, as if no other wing existed (neighbours and
+    latest mentions are left to the caller to limit). Raises :class:`UsageError` for an
+    unknown name, and for a name only other wings hold, in the same words."""
     import networkx as nx
 
-    rows = find_entities(conn, name)
+    rows = find_entities(conn, name, wing=wing)
     ids = tuple(r["id"] for r in rows)
     aliases = aliases_of(conn, ids)
-    stats = mention_stats(conn, ids)
+    stats = mention_stats(conn, ids, wing=wing)
     graph = nx.Graph()
     for subject, obj in cooccurrences(conn, ids):
         a, b = ("self" if subject in ids else subject), ("self" if obj in ids else obj)
@@ -117,7 +120,7 @@ def profile(conn: sqlite3.Connection, registry: dict, name: str, *, related: int
         Citation(r["path"], r["wing"], r["line_start"], r["line_end"], r["date_start"], r["surface"])
         for r in latest_mentions(conn, ids, recent)
     )
-    stated = fact_views(conn, FactFilter(entity_ids=tuple(ids), typed_only=True, holds_on=dt.date.today()),
+    stated = fact_views(conn, FactFilter(entity_ids=tuple(ids), typed_only=True, holds_on=dt.date.today(), wing=wing),
                         registry, limit=200)
     # one line per current value: a restatement in a later note cites no new fact
     seen_values: set[tuple[str, str, str]] = set()
@@ -129,14 +132,16 @@ def profile(conn: sqlite3.Connection, registry: dict, name: str, *, related: int
             current.append(view)
     facts = len(stated)
     current = tuple(current[:40])
-    labels = mention_labels(conn, ids)
+    labels = mention_labels(conn, ids, wing=wing)
     if named_in_front_matter(conn, ids):
         labels.append("CONCEPT")
     candidates = sorted({name.strip() for evidence in unresolved(conn, ids)
                          for name in evidence.split(": ", 1)[-1].split(" (read once")[0].split(", ")})
     return EntityProfile(
         name=rows[0]["name"],
-        types=tuple(labels) or tuple(dict.fromkeys(r["type"] for r in rows)),
+        # limited to a wing, a name it holds only through written facts reads as a concept:
+        # the type another wing's notes gave the entity stays there
+        types=tuple(labels) or (("CONCEPT",) if wing is not None else tuple(dict.fromkeys(r["type"] for r in rows))),
         entity_ids=ids,
         aliases=aliases,
         mentions=stats[0],

@@ -55,7 +55,9 @@ from palace.store.graph import (
     invalidate_facts,
     set_entity_type,
     timeline_groups,
+    typed_facts_of_drawer,
 )
+from palace.store.fact_states import NEAR_INSTRUCTION, NEAR_INSTRUCTION_REASON, hold_for_review
 
 __all__ = ["PARTIAL", "FactSite", "GraphWriter", "NoteWriter"]
 
@@ -148,6 +150,10 @@ class GraphWriter:
         self._cooccurrences(site, extraction, ids, when)
         for relation in extraction.relations:
             self.relation(site, relation, extraction, ids, when)
+        if extraction.instruction:  # the section's readings wait for the user: planted beside an instruction?
+            hold_for_review(self.conn, typed_facts_of_drawer(self.conn, drawer_id),
+                            f"{NEAR_INSTRUCTION_REASON} ({extraction.instruction!r}); "
+                            f"palace review accept --all-from {NEAR_INSTRUCTION}")
 
     def _cooccurrences(self, site: FactSite, extraction: Extraction, ids: list[int],
                        when: DateInterval | None) -> None:

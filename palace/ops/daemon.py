@@ -71,19 +71,22 @@ STOP_PATIENCE_S = 120
 @dataclass(frozen=True)
 class DaemonStatus:
     """Whether a watcher runs for ``palace`` (a folder path), its ``pid`` while it
-    runs, and ``state``: the last ``watch.json`` a watcher wrote (roots, queue, mining,
-    last event and update, errors, ``health`` ``healthy`` or ``degraded`` with its
-    ``problems``, heartbeat; see :class:`palace.mine.watch.WatchState`), or None."""
+    runs, ``health``, and ``state``: the last ``watch.json`` a watcher wrote (roots,
+    queue, mining, last event and update, errors, ``health`` with its ``problems``,
+    heartbeat; see :class:`palace.mine.watch.WatchState`), or None.
+
+    ``health`` is ``healthy`` or ``degraded`` (a stale heartbeat, a root gone…) while a
+    watcher runs; ``stopped`` when the last one stopped cleanly; ``dead`` when it died
+    without cleaning up (killed, crashed: its lock is gone, or its process is, and its
+    state names no stop), with ``died_at`` its last heartbeat and a problem saying so;
+    None when no watcher ever ran."""
 
     palace: str
     running: bool
     pid: int | None
     state: dict | None
-
-    @property
-    def health(self) -> str | None:
-        """``healthy`` or ``degraded`` while a watcher runs and has written its state."""
-        return self.state.get("health") if self.running and self.state else None
+    health: str | None = None
+    died_at: str | None = None
 
     @property
     def log(self) -> Path:
@@ -92,9 +95,26 @@ class DaemonStatus:
 
 
 def daemon_status(palace_dir: Path) -> DaemonStatus:
-    """The status of ``palace_dir``'s watcher (a stale heartbeat makes it degraded)."""
+    """The status of ``palace_dir``'s watcher: a stale heartbeat makes it degraded, a
+    watcher that is gone without a clean stop is dead — never healthy."""
     running = watcher_running(palace_dir)
-    return DaemonStatus(str(palace_dir), running, watcher_pid(palace_dir) if running else None, read_state(palace_dir))
+    pid = watcher_pid(palace_dir) if running else None
+    state = read_state(palace_dir)
+    if running and pid is not None and not _alive(pid):  # the lock outlived its watcher (held by an orphan)
+        running, pid = False, None
+    if not running and state is not None:
+        if state.get("stopped_at"):
+            state["health"] = "stopped"
+        else:
+            state["health"] = "dead"
+            died = state.get("heartbeat") or state.get("started_at") or "?"
+            state["died_at"] = died
+            state["problems"] = [*state.get("problems", []),
+                                 f"the watcher (pid {state.get('pid', '?')}) died without a clean stop;"
+                                 f" its last heartbeat was at {died}"]
+    health = state.get("health") if state is not None else None
+    return DaemonStatus(str(palace_dir), running, pid, state, health,
+                        state.get("died_at") if state is not None and health == "dead" else None)
 
 
 def start_daemon(palace_dir: Path, paths: Sequence[Path], *, debounce: float = 0.5,

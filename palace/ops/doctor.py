@@ -96,6 +96,8 @@ def doctor(store: "Store", config: "Config", registry: dict, *, repair: bool = F
         failed = {c.name for c in _checks(store) if not c.ok}
     if "fts" in failed:
         done.append(_rebuild_fts(store.conn))
+    if "front_matter" in failed:
+        done.append(_remake_front_matter(store.conn))
     if "vectors" in failed:
         done += _repair_vectors(store)
     if "resolution" in failed:
@@ -113,7 +115,7 @@ def _checks(store: "Store") -> tuple[Check, ...]:
     out = [_integrity(conn)]
     if not out[0].ok:
         return tuple(out)
-    for check in (_schema, _fts, _resolution, _orphans):
+    for check in (_schema, _fts, _resolution, _orphans, _front_matter):
         try:
             out.append(check(conn))
         except sqlite3.DatabaseError as exc:
@@ -179,6 +181,35 @@ def _orphans(conn: sqlite3.Connection) -> Check:
     return Check("orphans", False, "rows whose parent is gone: " + ", ".join(f"{n} in {t}" for t, n in
                                                                            sorted(by_table.items())),
                  "`palace doctor --repair` deletes them")
+
+
+def _missing_front_matter(conn: sqlite3.Connection) -> dict[str, tuple[str, list[str], list[str]]]:
+    from palace.store.entities import entity_by_key
+    from palace.store.files import front_matter_concepts
+
+    return {key: made for key, made in front_matter_concepts(conn).items() if entity_by_key(conn, key) is None}
+
+
+def _front_matter(conn: sqlite3.Connection) -> Check:
+    """Every concept a note's front matter makes (its title, named by its ``aliases``) exists."""
+    missing = _missing_front_matter(conn)
+    if not missing:
+        return Check("front_matter", True, "every note's front-matter concept exists")
+    shown = "; ".join(f"{title} ({', '.join(paths)})" for title, _, paths in list(missing.values())[:5])
+    return Check("front_matter", False, f"{len(missing)} concept{'s' if len(missing) > 1 else ''} named by a note's"
+                 f" front matter missing: {shown}", "`palace doctor --repair` makes them again from the notes' rows")
+
+
+def _remake_front_matter(conn: sqlite3.Connection) -> str:
+    from palace.store.graph import add_alias, entity_id
+
+    missing = _missing_front_matter(conn)
+    with db.transaction(conn):
+        for title, aliases, _ in missing.values():
+            concept = entity_id(conn, {}, title, "CONCEPT")
+            for alias in aliases:
+                add_alias(conn, concept, alias, "front matter")
+    return f"made {len(missing)} front-matter concept{'s' if len(missing) != 1 else ''} again"
 
 
 def _vectors(store: "Store") -> Check:

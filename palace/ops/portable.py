@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -74,34 +75,56 @@ def export_graph(store: Store, registry: dict, *, graphml: bool = False) -> tupl
     """The graph as text — JSON, or GraphML — and its counts ``{entities, facts,
     decisions}``."""
     data = graph_data(store, registry)
-    text = _graphml(data) if graphml else json.dumps(data, indent=1, ensure_ascii=False)
+    text = _graphml(data) if graphml else _json_text(data)
     return text, {"entities": len(data["entities"]), "facts": len(data["facts"]),
                   "decisions": len(data["entity_decisions"]) + len(data["fact_decisions"])}
 
 
+#: Characters XML 1.0 cannot hold, even escaped: C0 controls but tab, line feed and
+#: carriage return; lone surrogates; U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` as XML 1.0 can hold it: a C0 control becomes its control picture (U+0007
+    → "␇", U+2400 + its code), anything else XML refuses U+FFFD; the rest is unchanged."""
+    return _NOT_XML.sub(lambda m: chr(0x2400 + ord(m.group())) if m.group() < "\x20" else "\ufffd", text)
+
+
 def _graphml(data: dict) -> str:
     import networkx as nx
+
+    def safe(value):
+        return xml_text(value) if isinstance(value, str) else value
 
     graph = nx.MultiDiGraph(format=FORMAT, exported_at=data["exported_at"])
     by_name: dict[str, str] = {}
     for entity in data["entities"]:
         node = f"e{entity['id']}"
         by_name.setdefault(entity["name"], node)
-        graph.add_node(node, name=entity["name"], type=entity["type"],
-                       aliases="; ".join(a["alias"] for a in entity["aliases"]))
+        graph.add_node(node, name=safe(entity["name"]), type=safe(entity["type"]),
+                       aliases=safe("; ".join(a["alias"] for a in entity["aliases"])))
     for fact in data["facts"]:
         subject = by_name.get(fact["subject"])
         if subject is None:
             continue
         target = by_name.get(fact["object"])
         if target is None:  # a literal value: a node of its own
-            target = f"v:{fact['object']}"
-            graph.add_node(target, name=fact["object"], type="VALUE", aliases="")
-        attributes = {k: ("" if fact.get(k) is None else fact[k]) for k in (
+            target = safe(f"v:{fact['object']}")
+            graph.add_node(target, name=safe(fact["object"]), type="VALUE", aliases="")
+        attributes = {k: ("" if fact.get(k) is None else safe(fact[k])) for k in (
             "predicate", "valid_from", "valid_to", "valid_granularity", "recorded_at", "invalidated_at",
             "invalidation_reason", "state", "evidence", "confidence", "extractor", "wing", "path", "line", "sentence")}
         graph.add_edge(subject, target, key=f"f{fact['id']}", fact_id=fact["id"], **attributes)
     return "\n".join(nx.generate_graphml(graph)) + "\n"
+
+
+def _json_text(data: dict) -> str:
+    """The JSON export's text: UTF-8 as written (names readable), control characters
+    escaped by JSON itself, and any lone surrogate written as its ``\\uXXXX`` escape, so
+    that the text can be saved as UTF-8 and every name reads back as it was."""
+    text = json.dumps(data, indent=1, ensure_ascii=False)
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass(frozen=True)
@@ -123,60 +146,91 @@ def import_decisions(store: Store, config: "Config", registry: dict, path: Path)
     ``store`` (``config``, ``registry``: its settings and predicate registry), after
     applying its forget list (:func:`palace.ops.forgetting.forget_listed`: a note the
     exporting palace forgot is forgotten here too, found by its path or its content, and
-    never mined again). The caller holds the write lock. Raises :class:`UsageError` for
-    a file that is not a palace export."""
-    from palace.graph.corrections import add_fact, replay
-    from palace.graph.resolution import resolve_every_wing
-    from palace.ops.forgetting import forget_listed
+    never mined again). The caller holds the write lock.
 
+    The whole file is checked first (:func:`palace.ops.import_schema.check_export`:
+    every decision's fields, types, days, lengths, control characters, and that an
+    added fact's predicate is known here); then it is applied in one transaction: a
+    failure at any point leaves the palace as it was. A decision already recorded here
+    (the same action, keys and moment) is counted, not recorded twice. Raises
+    :class:`UsageError`, naming the file and the first problems, for a file that cannot
+    be read, is nested too deep, or is not a palace export of that shape."""
+    from palace.graph.corrections import OBSERVATION
+    from palace.ops.forgetting import forget_listed
+    from palace.ops.import_schema import check_export
+
+    hint = "give a file written by `palace export --json`"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise UsageError(f"cannot read {path}: its JSON is nested too deep", hint=hint) from None
     except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}", hint="give a file written by `palace export`") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise UsageError(f"{path} is not a palace export ({FORMAT})", hint="write one with `palace export --json`")
-    conn = store.conn
+        raise UsageError(f"cannot read {path}: {exc}", hint=hint) from None
+    problems = check_export(data, FORMAT, lambda name: name in registry and name != "mentioned_with"
+                            or name == OBSERVATION)
+    if problems:
+        first, more = problems[0], len(problems) - 1
+        raise UsageError(f"{path} is not a palace export ({FORMAT}) this palace can import: {first}"
+                         + (f" (and {more} more problem{'s' if more > 1 else ''}: {'; '.join(map(str, problems[1:]))})"
+                            if more else ""), hint=hint + "; nothing was imported")
+    # the forget list first, in its own transactions (it deletes vectors too): a note the
+    # exporting palace forgot never lends a fact to the decisions replayed after
     listed = data.get("forgotten") or []
     forgotten = forget_listed(store, config, registry, listed) if isinstance(listed, list) and listed else 0
+    with db.transaction(store.conn):  # all or nothing
+        return _apply(store.conn, registry, data, forgotten)
+
+
+def _apply(conn, registry: dict, data: dict, forgotten: int) -> ImportReport:
+    """Record the decisions of ``data`` (checked) inside the caller's transaction;
+    ``forgotten``: the notes its forget list made this palace forget, for the report."""
+    from palace.graph.corrections import add_fact, replay
+    from palace.graph.resolution import resolve_every_wing
+    from palace.graph.temporal import apply_timelines
+
     present = 0
     entity_count = 0
-    with db.transaction(conn):
-        for d in data.get("entity_decisions", []):
-            if rows.entity_decision_recorded(conn, d["action"], d["name_key"], d["into_key"], d["created_at"]):
-                present += 1
-                continue
-            rows.insert_entity_decision(conn, d["action"], d["name"], d["name_key"], d["into_name"], d["into_key"],
-                                        d["created_at"], d.get("reverted_at"))
-            entity_count += 1
-        if entity_count:
-            resolve_every_wing(conn, registry)
-    added = 0
-    recorded = 0
-    exported_state = {f.get("id"): f.get("state") for f in data.get("facts", [])}
-    for d in data.get("fact_decisions", []):
-        if rows.fact_decision_recorded(conn, d["action"], d["subject_key"], d["predicate"], d["object_key"],
-                                       d["valid_from"], d["created_at"]):
+    known = rows.entity_decision_moments(conn)
+    for d in data.get("entity_decisions", []):
+        key = (d["action"], d["name_key"], d["into_key"], d["created_at"])
+        if key in known:
             present += 1
             continue
+        known.add(key)
+        rows.insert_entity_decision(conn, d["action"], d["name"], d["name_key"], d["into_name"], d["into_key"],
+                                    d["created_at"], d.get("reverted_at"))
+        entity_count += 1
+    if entity_count:
+        resolve_every_wing(conn, registry)
+    added = 0
+    recorded = 0
+    groups: set[tuple[int, str]] = set()
+    exported_state = {f.get("id"): f.get("state") for f in data.get("facts", [])}
+    known_facts = rows.fact_decision_moments(conn)
+    for d in data.get("fact_decisions", []):
+        key = (d["action"], d["subject_key"], d["predicate"], d["object_key"], d["valid_from"], d["created_at"])
+        if key in known_facts:
+            present += 1
+            continue
+        known_facts.add(key)
         if d["action"] == "add" and not d.get("reverted_at"):
             made = add_fact(conn, registry, d["subject"], d["predicate"], d["object"],
                             valid_from=_day(d["valid_from"]), valid_to=_day(d["valid_to"]), note=d.get("note") or "",
                             # a candidate when exported (pending or rejected: the rejection is replayed after)
                             by=d.get("by") or "user",
                             candidate=exported_state.get(d.get("fact_id")) in ("candidate", "rejected"),
-                            new=True)  # the export's own names: made again if this palace lacks them
-            with db.transaction(conn):  # keep when it was decided
-                rows.set_decided_at(conn, made.id, d["created_at"])
+                            new=True,  # the export's own names: made again if this palace lacks them
+                            timelines=groups)
+            rows.set_decided_at(conn, made.id, d["created_at"])  # keep when it was decided
             added += 1
             continue
-        with db.transaction(conn):
-            rows.insert_fact_decision(conn, rows.NewFactDecision(
-                d["action"], d.get("by") or "user", d["subject"], d["subject_key"], d["predicate"], d["object"],
-                d["object_key"], d["valid_from"], d["valid_to"], d.get("note") or "", None, d.get("previous_evidence"),
-                bool(d.get("pending")), d["created_at"], d.get("reverted_at")))
+        rows.insert_fact_decision(conn, rows.NewFactDecision(
+            d["action"], d.get("by") or "user", d["subject"], d["subject_key"], d["predicate"], d["object"],
+            d["object_key"], d["valid_from"], d["valid_to"], d.get("note") or "", None, d.get("previous_evidence"),
+            bool(d.get("pending")), d["created_at"], d.get("reverted_at")))
         recorded += 1
-    with db.transaction(conn):
-        changed = replay(conn, registry)
+    apply_timelines(conn, groups, registry)
+    changed = replay(conn, registry)
     return ImportReport(entity_count, added, recorded, changed, present, forgotten)
 
 

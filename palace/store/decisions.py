@@ -13,12 +13,12 @@ re-mine, which reads the same statement into a new fact row, finds it again
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 
 __all__ = ["NewFactDecision", "insert_fact_decision", "fact_decision", "fact_decisions", "pending_proposals",
            "pending_proposal", "decisions_to_replay", "set_decision_fact", "settle_proposal", "revert_fact_decision",
-           "set_decided_at", "fact_decision_recorded", "facts_matching", "entity_decisions",
-           "entity_decisions_in_force", "entity_decisions_about", "entity_decision_recorded",
+           "set_decided_at", "fact_decision_moments", "facts_matching", "entity_decisions",
+           "entity_decisions_in_force", "entity_decisions_about", "entity_decision_moments",
            "insert_entity_decision"]
 
 
@@ -55,7 +55,7 @@ _INSERT_DECISION = (f"INSERT INTO fact_decisions ({', '.join(_DECISION_COLUMNS)}
 
 def insert_fact_decision(conn: sqlite3.Connection, decision: NewFactDecision) -> int:
     """Record ``decision``; return its id."""
-    values = [int(v) if isinstance(v, bool) else v for v in astuple(decision)]
+    values = [int(v) if isinstance(v, bool) else v for v in (getattr(decision, f.name) for f in fields(decision))]  # astuple deep-copies: slow
     return conn.execute(_INSERT_DECISION, values).lastrowid
 
 
@@ -108,14 +108,12 @@ def set_decided_at(conn: sqlite3.Connection, decision_id: int, at: str) -> None:
     conn.execute("UPDATE fact_decisions SET created_at = ? WHERE id = ?", (at, decision_id))
 
 
-def fact_decision_recorded(conn: sqlite3.Connection, action: str, subject_key: str, predicate: str, object_key: str,
-                           valid_from: str | None, created_at: str) -> bool:
-    """Whether a decision of ``action`` on those keys, made at ``created_at``, is already
-    recorded (an import never records one twice)."""
-    return conn.execute(
-        "SELECT 1 FROM fact_decisions WHERE action = ? AND subject_key = ? AND predicate = ? AND object_key = ?"
-        " AND valid_from IS ? AND created_at = ?",
-        (action, subject_key, predicate, object_key, valid_from, created_at)).fetchone() is not None
+def fact_decision_moments(conn: sqlite3.Connection) -> set[tuple]:
+    """Every fact decision recorded, as ``(action, subject_key, predicate, object_key,
+    valid_from, created_at)``: what an import finds already here (one read, however many
+    decisions it brings)."""
+    return {tuple(r) for r in conn.execute(
+        "SELECT action, subject_key, predicate, object_key, valid_from, created_at FROM fact_decisions")}
 
 
 def facts_matching(conn: sqlite3.Connection, decision, *, evidence: tuple[str, ...],
@@ -155,11 +153,9 @@ def entity_decisions_about(conn: sqlite3.Connection, key: str) -> list[tuple]:
         " WHERE name_key = ? OR into_key = ? ORDER BY id", (key, key))]
 
 
-def entity_decision_recorded(conn: sqlite3.Connection, action: str, name_key: str, into_key: str,
-                             created_at: str) -> bool:
-    """Whether that merge or split, made at ``created_at``, is already recorded."""
-    return conn.execute("SELECT 1 FROM entity_decisions WHERE action = ? AND name_key = ? AND into_key = ?"
-                        " AND created_at = ?", (action, name_key, into_key, created_at)).fetchone() is not None
+def entity_decision_moments(conn: sqlite3.Connection) -> set[tuple]:
+    """Every merge and split recorded, as ``(action, name_key, into_key, created_at)``."""
+    return {tuple(r) for r in conn.execute("SELECT action, name_key, into_key, created_at FROM entity_decisions")}
 
 
 def insert_entity_decision(conn: sqlite3.Connection, action: str, name: str, name_key: str, into_name: str,

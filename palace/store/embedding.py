@@ -231,6 +231,9 @@ class OnnxEmbedder:
         return self._session
 
     def _load_session(self) -> "onnxruntime.InferenceSession":
+        from palace.config import quiet_third_parties
+
+        quiet_third_parties()  # before the import: onnxruntime's telemetry thread reads it then
         import onnxruntime as ort
 
         path = self.model_dir / "model.onnx"

@@ -11,28 +11,26 @@ import sqlite3
 from palace.errors import UsageError
 from palace.nlp.names import entity_key
 
-__all__ = ["find_entities", "entity_named", "entity_by_key", "entity_names", "entity_name", "entity_type", "entity_kinds",
-           "aliases_of", "alias_entries", "home_wing", "mentioned_in_wing", "aliases_with_words", "all_entities", "count_entities",
-           "close_names"]
+__all__ = ["HELD", "find_entities", "entities_with_name", "entity_named", "entity_by_key", "entity_names", "entity_name",
+           "entity_type", "entity_kinds", "aliases_of", "alias_entries", "home_wing", "mentioned_in_wing",
+           "aliases_with_words", "all_entities", "count_entities", "close_names"]
 
 
-def find_entities(conn: sqlite3.Connection, name: str) -> list[sqlite3.Row]:
+def find_entities(conn: sqlite3.Connection, name: str, *, wing: str | None = None) -> list[sqlite3.Row]:
     """Entities whose name or alias has the key of ``name``, most mentioned first: rows
-    of ``id``, ``name``, ``type`` and ``n`` (mentions).
+    of ``id``, ``name``, ``type`` and ``n`` (mentions) (:func:`entities_with_name`).
+    ``wing``: only entities that wing holds, as if no other wing existed.
 
-    Raises :class:`UsageError` (with the closest known names as a hint) when none does.
+    Raises :class:`UsageError` (with the closest known names, of ``wing`` when given, as
+    a hint) when none does: the same words for a name only other wings hold as for a
+    name no wing holds.
     """
-    key = entity_key(re.sub(r"['’][sS]$", "", name.strip()))
-    # entities carrying the name or alias, and every entity of the same name under other
-    # types (an alias of a note's concept reaches the NER entities of that name too)
-    rows = conn.execute(
-        "SELECT e.id, e.name, e.type, (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
-        " FROM entities e WHERE e.key IN (SELECT x.key FROM entities x JOIN aliases a ON a.entity_id = x.id"
-        " WHERE a.key = ?) ORDER BY n DESC, e.id",
-        (key,),
-    ).fetchall()
+    rows = entities_with_name(conn, name, wing=wing)
     if not rows:
-        names = [r[0] for r in conn.execute("SELECT DISTINCT name FROM entities")]
+        if wing is None:
+            names = [r[0] for r in conn.execute("SELECT DISTINCT name FROM entities")]
+        else:
+            names = [r[0] for r in conn.execute(f"SELECT DISTINCT e.name FROM entities e WHERE {HELD}", (wing, wing))]
         lowered = {n.casefold(): n for n in names}
         close = [lowered[c] for c in difflib.get_close_matches(name.casefold(), list(lowered), n=5, cutoff=0.6)]
         raise UsageError(
@@ -40,6 +38,37 @@ def find_entities(conn: sqlite3.Connection, name: str) -> list[sqlite3.Row]:
             hint=("did you mean: " + ", ".join(close)) if close else "run `palace mine DIR` on notes that name it",
         )
     return rows
+
+
+#: An entity ``e`` a wing holds (parameters: the wing, twice): mentioned in one of its
+#: notes, or the subject or entity object of a fact read or stated in it.
+HELD = ("(EXISTS (SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
+         " WHERE m.entity_id = e.id AND f.wing = ?)"
+         " OR EXISTS (SELECT 1 FROM facts t WHERE (t.subject_id = e.id OR t.object_id = e.id) AND t.wing = ?))")
+
+
+def entities_with_name(conn: sqlite3.Connection, name: str, *, wing: str | None = None) -> list[sqlite3.Row]:
+    """:func:`find_entities` without its error: an empty list when no name or alias has
+    the key of ``name`` (for a writer that makes the entity then, without the cost of
+    the "did you mean" hint). ``wing``: only entities that wing holds, ``n`` counting its
+    mentions only — the wall of a wing-limited view (``palace mcp --wing``)."""
+    key = entity_key(re.sub(r"['’][sS]$", "", name.strip()))
+    # entities carrying the name or alias, and every entity of the same name under other
+    # types (an alias of a note's concept reaches the NER entities of that name too)
+    if wing is None:
+        return conn.execute(
+            "SELECT e.id, e.name, e.type, (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
+            " FROM entities e WHERE e.key IN (SELECT x.key FROM entities x JOIN aliases a ON a.entity_id = x.id"
+            " WHERE a.key = ?) ORDER BY n DESC, e.id",
+            (key,),
+        ).fetchall()
+    return conn.execute(
+        "SELECT e.id, e.name, e.type, (SELECT count(*) FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
+        " JOIN files f ON f.id = d.file_id WHERE m.entity_id = e.id AND f.wing = ?) AS n"
+        " FROM entities e WHERE e.key IN (SELECT x.key FROM entities x JOIN aliases a ON a.entity_id = x.id"
+        f" WHERE a.key = ?) AND {HELD} ORDER BY n DESC, e.id",
+        (wing, key, wing, wing),
+    ).fetchall()
 
 
 def entity_named(conn: sqlite3.Connection, name: str) -> sqlite3.Row:
@@ -114,19 +143,21 @@ def mentioned_in_wing(conn: sqlite3.Connection, ids, wing: str) -> bool:
 
 def aliases_with_words(conn: sqlite3.Connection, words: list[str], wing: str | None = None) -> list[sqlite3.Row]:
     """The aliases whose key holds one of ``words`` (a substring; the caller checks
-    whole words), of entities mentioned in ``wing`` when given: rows of the entity's
-    ``id``, ``name``, ``key``, ``type``, the ``alias``, its ``alias_key`` and ``n`` (the
-    entity's mentions)."""
+    whole words), of entities ``wing`` holds when given: rows of the entity's ``id``,
+    ``name``, ``key``, ``type``, the ``alias``, its ``alias_key`` and ``n`` (the entity's
+    mentions, in ``wing`` when given)."""
     like = " OR ".join("a.key LIKE ?" for _ in words)
-    sql = (f"SELECT e.id, e.name, e.key, e.type, a.alias, a.key AS alias_key,"
-           f" (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
-           f" FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE ({like})")
-    params: list = [f"%{w}%" for w in words]
-    if wing:
-        sql += (" AND EXISTS (SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id"
-                " JOIN files f ON f.id = d.file_id WHERE m.entity_id = e.id AND f.wing = ?)")
-        params.append(wing)
-    return conn.execute(sql, params).fetchall()
+    if not wing:
+        return conn.execute(
+            f"SELECT e.id, e.name, e.key, e.type, a.alias, a.key AS alias_key,"
+            f" (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"
+            f" FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE ({like})", [f"%{w}%" for w in words]).fetchall()
+    return conn.execute(  # the entities the wing holds, their mentions there
+        f"SELECT e.id, e.name, e.key, e.type, a.alias, a.key AS alias_key,"
+        f" (SELECT count(*) FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
+        f" WHERE m.entity_id = e.id AND f.wing = ?) AS n"
+        f" FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE ({like}) AND {HELD}",
+        [wing, *(f"%{w}%" for w in words), wing, wing]).fetchall()
 
 
 def close_names(conn: sqlite3.Connection, name: str, *, wing: str | None = None, limit: int = 5) -> list[str]:

@@ -33,7 +33,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-__all__ = ["STATUSES", "CANDIDATE", "REJECTED", "RETRACTED", "SOURCE_GONE", "USER_DRAWER", "StateChange",
+__all__ = ["STATUSES", "CANDIDATE", "NEAR_INSTRUCTION", "NEAR_INSTRUCTION_REASON", "hold_for_review", "REJECTED", "RETRACTED", "RETRACTED_BY_AGENT", "SOURCE_GONE", "USER_DRAWER", "StateChange",
            "change_state", "make_candidates", "accept", "reject", "retract", "reopen", "invalidate", "withdraw",
            "set_evidence"]
 
@@ -45,6 +45,8 @@ CANDIDATE = "candidate awaiting review"
 REJECTED = "rejected by the user"
 #: How a retracted fact's reason starts (``palace fact retract``).
 RETRACTED = "retracted by the user"
+#: How it starts when an agent retracted it (committed, or its proposal accepted).
+RETRACTED_BY_AGENT = "retracted by an agent"
 #: The reason of a retracted fact whose text left the notes meanwhile, once the
 #: retraction is undone: it stays out, as any fact whose text went.
 SOURCE_GONE = "file changed: text no longer there"
@@ -84,6 +86,8 @@ class StateChange:
       reason; a candidate's is :data:`CANDIDATE`.
     - ``evidence``: what they now rest on (``confirmed`` raises only mined facts,
       :data:`MINED`); None keeps it.
+    - ``by``: who decided a retraction, ``user`` or ``agent`` (the words users read:
+      :data:`RETRACTED`, :data:`RETRACTED_BY_AGENT`).
     """
 
     status: str
@@ -96,6 +100,7 @@ class StateChange:
     at: str | None = None
     reason: str = ""
     evidence: str | None = None
+    by: str = "user"
 
     def compile(self) -> tuple[str, list, str, list]:
         """``(assignments, their parameters, condition over facts f, its parameters)``.
@@ -120,14 +125,14 @@ class StateChange:
             add(sets, "invalidation_reason = NULL")
         elif self.status == "candidate":
             add(sets, "invalidated_at = recorded_at")
-            add(sets, "invalidation_reason = ?", CANDIDATE)
+            add(sets, "invalidation_reason = ?", CANDIDATE + (f": {self.reason}" if self.reason else ""))
         else:
             if self.at is not None and self.status != "rejected":
                 add(sets, "invalidated_at = ?", self.at)
             if self.status == "invalidated":
                 add(sets, "invalidation_reason = ?", self.reason)
             else:
-                words = REJECTED if self.status == "rejected" else RETRACTED
+                words = REJECTED if self.status == "rejected" else RETRACTED if self.by == "user" else RETRACTED_BY_AGENT
                 add(sets, "invalidation_reason = ?",
                     f"{words} (decision #{self.decision_id})" + (f": {self.reason}" if self.reason else ""))
         if self.evidence == "confirmed":
@@ -167,6 +172,22 @@ def change_state(conn: sqlite3.Connection, change: StateChange) -> list[sqlite3.
     return rows
 
 
+#: The rule name under which ``palace review --all-from`` finds every fact held near
+#: instruction-like text (:func:`hold_for_review`, :data:`NEAR_INSTRUCTION_REASON`).
+NEAR_INSTRUCTION = "near-instruction"
+#: How the reason of such a fact starts, after :data:`CANDIDATE` and ": ".
+NEAR_INSTRUCTION_REASON = "near text that instructs"
+
+
+def hold_for_review(conn: sqlite3.Connection, fact_ids, reason: str) -> list[sqlite3.Row]:
+    """The live facts of ``fact_ids``, just read, are held for review: candidates whose
+    reason is ``candidate awaiting review: {reason}``. The one path from a reading to a
+    candidate — facts near instruction-like text (``reason`` from
+    :data:`NEAR_INSTRUCTION_REASON`), a reading too unsure to take as it stands."""
+    ids = tuple(fact_ids)
+    return change_state(conn, StateChange("candidate", fact_ids=ids, was=("live",), reason=reason)) if ids else []
+
+
 def make_candidates(conn: sqlite3.Connection, fact_ids) -> list[sqlite3.Row]:
     """The live facts of ``fact_ids`` become candidates awaiting review."""
     ids = tuple(fact_ids)
@@ -188,11 +209,13 @@ def reject(conn: sqlite3.Connection, fact_ids, decision_id: int, note: str = "")
                                           reason=note)) if ids else []
 
 
-def retract(conn: sqlite3.Connection, fact_ids, decision_id: int, note: str, at: str) -> list[sqlite3.Row]:
-    """The live facts of ``fact_ids`` are retracted by ``decision_id`` at ``at`` (``note``: why)."""
+def retract(conn: sqlite3.Connection, fact_ids, decision_id: int, note: str, at: str, *,
+            by: str = "user") -> list[sqlite3.Row]:
+    """The live facts of ``fact_ids`` are retracted by ``decision_id`` at ``at`` (``note``:
+    why; ``by``: ``user`` or ``agent``, who made the decision)."""
     ids = tuple(fact_ids)
     return change_state(conn, StateChange("retracted", fact_ids=ids, was=("live",), decision_id=decision_id, at=at,
-                                          reason=note)) if ids else []
+                                          reason=note, by=by)) if ids else []
 
 
 def invalidate(conn: sqlite3.Connection, *, at: str, reason: str, drawer_id: str | None = None,

@@ -356,7 +356,15 @@ def fact_wing(conn: sqlite3.Connection, fact_id: int) -> str | None:
 
 def candidates_of_rule(conn: sqlite3.Connection, rule: str) -> list[int]:
     """The ids of the candidates a rule made (the part of the extractor after ``/``:
-    ``title-appos``), oldest first."""
+    ``title-appos``), oldest first; ``near-instruction``: those held near
+    instruction-like text, whatever rule read them
+    (:func:`palace.store.fact_states.hold_for_review`)."""
+    from palace.store.fact_states import CANDIDATE, NEAR_INSTRUCTION, NEAR_INSTRUCTION_REASON
+
+    if rule == NEAR_INSTRUCTION:
+        return [r[0] for r in conn.execute(
+            "SELECT id FROM facts WHERE status = 'candidate' AND substr(invalidation_reason, 1, ?) = ? ORDER BY id",
+            (len(CANDIDATE) + 2 + len(NEAR_INSTRUCTION_REASON), f"{CANDIDATE}: {NEAR_INSTRUCTION_REASON}"))]
     return [r[0] for r in conn.execute(
         "SELECT id FROM facts WHERE status = 'candidate' AND substr(extractor, instr(extractor, '/') + 1) = ?"
         " ORDER BY id", (rule,))]

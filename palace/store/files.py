@@ -12,7 +12,7 @@ import json
 import sqlite3
 from typing import Collection
 
-__all__ = ["delete_file", "file_rows", "has_file", "touch_file", "wing_roots"]
+__all__ = ["delete_file", "file_rows", "front_matter_concepts", "has_file", "touch_file", "wing_roots"]
 
 
 def file_rows(conn: sqlite3.Connection, wing: str, paths: Collection[str] | None = None) -> dict[str, sqlite3.Row]:
@@ -24,6 +24,28 @@ def file_rows(conn: sqlite3.Connection, wing: str, paths: Collection[str] | None
         rows = conn.execute("SELECT * FROM files WHERE wing = ? AND path IN (SELECT value FROM json_each(?))",
                             (wing, json.dumps(sorted(paths))))
     return {row["path"]: row for row in rows}
+
+
+def front_matter_concepts(conn: sqlite3.Connection) -> dict[str, tuple[str, list[str], list[str]]]:
+    """The concepts the notes' front matter makes (a note with ``aliases`` makes the
+    concept of its title, those its aliases; :class:`palace.mine.write.NoteWriter`), by
+    name key: ``{key: (title, aliases, the paths of the notes)}`` — what a note's front
+    matter alone supports, which no mention or fact may stand on."""
+    from palace.nlp.names import entity_key
+
+    out: dict[str, tuple[str, list[str], list[str]]] = {}
+    for title, aliases, path in conn.execute(
+            "SELECT title, aliases, path FROM files WHERE status = 'indexed' AND aliases IS NOT NULL"
+            " AND aliases NOT IN ('', '[]') AND coalesce(title, '') != '' ORDER BY path"):
+        try:
+            names = [a for a in json.loads(aliases) if isinstance(a, str)]
+        except ValueError:
+            continue
+        if names:
+            _, held, paths = out.setdefault(entity_key(title), (title, [], []))
+            held += [a for a in names if a not in held]
+            paths.append(path)
+    return out
 
 
 def wing_roots(conn: sqlite3.Connection, wing: str) -> list[str]:

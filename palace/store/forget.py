@@ -125,12 +125,18 @@ def existing_entities(conn: sqlite3.Connection, ids) -> set[int]:
 
 
 def delete_unsupported_entities(conn: sqlite3.Connection) -> int:
-    """Delete the entities no mention and no fact stands on, and the merges and splits
-    naming a key that only they held. Returns how many entities went."""
+    """Delete the entities no mention, no fact and no remaining note's front matter
+    stands on (a concept a note's ``aliases`` make has neither mention nor fact:
+    :func:`palace.store.files.front_matter_concepts`), and the merges and splits naming a
+    key that only they held. Returns how many entities went."""
+    from palace.store.files import front_matter_concepts
+
+    kept = json.dumps(sorted(front_matter_concepts(conn)))
     gone = json.dumps([r[0] for r in conn.execute(
         "SELECT e.id FROM entities e WHERE NOT EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = e.id"
         " OR m.raw_entity_id = e.id) AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.subject_id = e.id"
-        " OR f.object_id = e.id OR f.raw_subject_id = e.id OR f.raw_object_id = e.id)")])
+        " OR f.object_id = e.id OR f.raw_subject_id = e.id OR f.raw_object_id = e.id)"
+        " AND e.key NOT IN (SELECT value FROM json_each(?))", (kept,))])
     keys = json.dumps([r[0] for r in conn.execute(f"SELECT DISTINCT key FROM entities WHERE id IN ({IDS})", (gone,))])
     count = conn.execute(f"DELETE FROM entities WHERE id IN ({IDS})", (gone,)).rowcount
     dropped = "SELECT value FROM json_each(?) WHERE value NOT IN (SELECT key FROM entities)"

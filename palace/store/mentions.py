@@ -12,19 +12,21 @@ def _marks(values) -> str:
     return ",".join("?" * len(values))
 
 
-def mention_stats(conn: sqlite3.Connection, ids) -> tuple[int, int, int, str | None, str | None]:
-    """``(mentions, drawers, files, first seen, last seen)`` of the entities of ``ids``:
-    first and last seen are the earliest and latest start days of the drawers that
-    mention them, from dated notes (a note dated only by its file time would make "last
-    seen" the day it was copied) unless no other note mentions them."""
+def mention_stats(conn: sqlite3.Connection, ids, *,
+                  wing: str | None = None) -> tuple[int, int, int, str | None, str | None]:
+    """``(mentions, drawers, files, first seen, last seen)`` of the entities of ``ids``
+    (in the notes of ``wing`` when given): first and last seen are the earliest and
+    latest start days of the drawers that mention them, from dated notes (a note dated
+    only by its file time would make "last seen" the day it was copied) unless no other
+    note mentions them."""
     ids = tuple(ids)
     return tuple(conn.execute(
         f"SELECT count(*), count(DISTINCT m.drawer_id), count(DISTINCT d.file_id),"
         f" coalesce(min(CASE WHEN f.doc_date_source != 'mtime' THEN d.date_start END), min(d.date_start)),"
         f" coalesce(max(CASE WHEN f.doc_date_source != 'mtime' THEN d.date_start END), max(d.date_start))"
         f" FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f ON f.id = d.file_id"
-        f" WHERE m.entity_id IN ({_marks(ids)})",
-        ids,
+        f" WHERE m.entity_id IN ({_marks(ids)})" + (" AND f.wing = ?" if wing is not None else ""),
+        ids + ((wing,) if wing is not None else ()),
     ).fetchone())
 
 
@@ -45,12 +47,15 @@ def latest_mentions(conn: sqlite3.Connection, ids, limit: int) -> list[sqlite3.R
     ).fetchall()
 
 
-def mention_labels(conn: sqlite3.Connection, ids) -> list[str]:
-    """The NER labels the mentions of ``ids`` were read with, most frequent first."""
+def mention_labels(conn: sqlite3.Connection, ids, *, wing: str | None = None) -> list[str]:
+    """The NER labels the mentions of ``ids`` (in the notes of ``wing`` when given) were
+    read with, most frequent first."""
     ids = tuple(ids)
+    in_wing = (" AND m.drawer_id IN (SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = ?)"
+               if wing is not None else "")
     return [r[0] for r in conn.execute(
-        f"SELECT label FROM mentions WHERE entity_id IN ({_marks(ids)}) AND label IS NOT NULL GROUP BY label"
-        f" ORDER BY count(*) DESC, label", ids)]
+        f"SELECT label FROM mentions m WHERE entity_id IN ({_marks(ids)}) AND label IS NOT NULL{in_wing}"
+        f" GROUP BY label ORDER BY count(*) DESC, label", ids + ((wing,) if wing is not None else ()))]
 
 
 def named_in_front_matter(conn: sqlite3.Connection, ids) -> bool:

@@ -156,10 +156,24 @@ def fact_ends(conn: sqlite3.Connection, fact_ids: list[int]) -> dict[int, tuple[
     )}
 
 
-def names_matching(conn: sqlite3.Connection, keys: list[str]) -> list[sqlite3.Row]:
+def names_matching(conn: sqlite3.Connection, keys: list[str], *, wing: str | None = None) -> list[sqlite3.Row]:
     """The entities with a name or alias whose key is in ``keys``, rows ``(key, source,
     id, name, type, n)`` (``source``: how the alias came; ``n``: the entity's mentions),
-    most-mentioned first; an entity no drawer mentions counts only as a CONCEPT."""
+    most-mentioned first; an entity no drawer mentions counts only as a CONCEPT.
+    ``wing``: only entities that wing holds, their mentions there
+    (:func:`palace.store.entities.entities_with_name`)."""
+    if wing is not None:
+        from palace.store.entities import HELD
+
+        in_wing = ("(SELECT count(*) FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f"
+                   " ON f.id = d.file_id WHERE m.entity_id = e.id AND f.wing = ?)")
+        return conn.execute(
+            f"SELECT a.key, a.source, e.id, e.name, e.type, {in_wing} AS n"
+            f" FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE a.key IN ({','.join('?' * len(keys))})"
+            f" AND (e.type = 'CONCEPT' OR EXISTS (SELECT 1 FROM mentions m WHERE m.entity_id = e.id)) AND {HELD}"
+            f" ORDER BY n DESC",
+            [wing, *keys, wing, wing],
+        ).fetchall()
     return conn.execute(
         f"SELECT a.key, a.source, e.id, e.name, e.type,"
         f" (SELECT count(*) FROM mentions m WHERE m.entity_id = e.id) AS n"

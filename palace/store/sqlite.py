@@ -701,17 +701,30 @@ class transaction:
     """Context manager: ``BEGIN IMMEDIATE`` … ``COMMIT``, or ``ROLLBACK`` on any exception.
 
     A kill inside the block leaves the database as it was before it (SQLite's atomic commit).
+    Inside another transaction of the same connection it is a savepoint: an exception
+    undoes its own block alone, and its writes commit (or roll back) with the outer
+    transaction — so a run of short writes (an import) is one transaction, all or nothing.
     """
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self._savepoint: str | None = None
 
     def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN IMMEDIATE")
+        if self.conn.in_transaction:
+            self._savepoint = f"palace_{id(self):x}"
+            self.conn.execute(f"SAVEPOINT {self._savepoint}")
+        else:
+            self.conn.execute("BEGIN IMMEDIATE")
         return self.conn
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is None:
+        if self._savepoint is not None:
+            if exc_type is not None:
+                self.conn.execute(f"ROLLBACK TO {self._savepoint}")
+            self.conn.execute(f"RELEASE {self._savepoint}")
+            self._savepoint = None
+        elif exc_type is None:
             self.conn.execute("COMMIT")
         else:
             self.conn.execute("ROLLBACK")
