@@ -112,7 +112,7 @@ def run_timeqa(palace_dir: Path, signals: Path | None, sample: int = 0) -> dict:
                                                                          or top.line_start > s["line_end"])
                                        for s in item.get("gold_spans") or []))
             rows.append({"id": q["id"], "kind": item["kind"], "half": halves[q["id"]], "verdict": v,
-                         "step": d.step, "said": d.text[:300], "answerable": item["kind"] != "unanswerable",
+                         "step": getattr(d, "step", ""), "said": d.text[:300], "answerable": item["kind"] != "unanswerable",
                          "rank1": overlap})
             if signals is not None:
                 dumped.append(_signals(palace, q["question"], result, item, halves[q["id"]]))
@@ -237,7 +237,7 @@ def run_rust(palace_dir: Path) -> dict:
             else:
                 v = "right" if eval_timeqa.names_any([d.text], q["expected"]) else "wrong"
             other = bool(result.answer and d.kind == "fact" and result.answer.predicate != q.get("expected_predicate"))
-            rows.append({"id": q["id"], "kind": q["type"], "verdict": v, "step": d.step, "said": d.text[:300],
+            rows.append({"id": q["id"], "kind": q["type"], "verdict": v, "step": getattr(d, "step", ""), "said": d.text[:300],
                          "answerable": q["expected_kind"] != "abstain", "other_predicate": other})
     finally:
         palace.close()
@@ -265,7 +265,7 @@ def run_chatqa(palace_dir: Path) -> dict | None:
             d = result.direct
             v = verdict(d.kind, d.text, answers, q.get("distractors", []))
             rows.append({"id": q.get("id"), "kind": q.get("kind", "answerable" if answers else "unanswerable"),
-                         "verdict": v, "step": d.step, "said": d.text[:300], "answerable": bool(answers)})
+                         "verdict": v, "step": getattr(d, "step", ""), "said": d.text[:300], "answerable": bool(answers)})
     finally:
         palace.close()
     return {"all": report(rows), "steps": dict(Counter(r["step"] for r in rows)), "rows": rows}
@@ -308,7 +308,7 @@ def run_peps(palace_dir: Path) -> dict | None:
         for q in pep_questions(key):
             d = palace.ask(q["question"], top_k=10).direct
             v = verdict(d.kind, d.text, q["answers"], [])
-            rows.append({"kind": q["kind"], "question": q["question"], "verdict": v, "step": d.step,
+            rows.append({"kind": q["kind"], "question": q["question"], "verdict": v, "step": getattr(d, "step", ""),
                          "said": d.text[:300], "answerable": True})
     finally:
         palace.close()

@@ -74,7 +74,9 @@ class Question:
     """What the sentence step reads of a plan: the key ``terms`` (stems: not names, not
     the window's words), the ``names`` (each a tuple of its entity ids and its lower-case
     words), the ``window`` ``(start, end)`` ISO or None, the answer ``type`` and its
-    ``labels``, and the day notes must not be written after (``until``, ISO or None)."""
+    ``labels``, the day notes must not be written after (``until``, ISO or None) and the
+    design records it names (``documents``: ``("adr", "21")``; each counts as a name,
+    found in a sentence that carries its number or in its own note)."""
 
     terms: tuple[str, ...]
     names: tuple[tuple[frozenset[int], tuple[str, ...]], ...]
@@ -82,6 +84,7 @@ class Question:
     type: str
     labels: tuple[str, ...]
     until: str | None
+    documents: tuple[tuple[str, str], ...] = ()
 
 
 def read_question(plan: Plan) -> Question:
@@ -94,8 +97,30 @@ def read_question(plan: Plan) -> Question:
     if plan.window is not None and plan.window_source == "question":
         window = (plan.window.start.isoformat(), plan.window.end.isoformat())
     kind, labels = answer_type(plan.question)
+    if plan.documents and kind in ("", "name"):  # "what replaced ADR 21": another record's number
+        kind, labels = "document", ("DOCUMENT", *labels)
     until = plan.now.isoformat() if plan.bounded and plan.now else None
-    return Question(terms, names, window, kind, labels, until)
+    return Question(terms, names, window, kind, labels, until, plan.documents)
+
+
+#: Words that say the same of a successor question: a sentence saying "superseded by"
+#: answers "what replaced X" (stems of :func:`palace.ask.planning.stem`).
+SAME_TERMS = (frozenset({"replac", "supersed", "successor", "succeed"}),)
+
+
+def _has_term(text: str, term: str) -> bool:
+    """Whether ``text`` holds ``term`` or a word :data:`SAME_TERMS` makes the same."""
+    for same in SAME_TERMS:
+        if term in same:
+            return any(_has(text, t) for t in same)
+    return _has(text, term)
+
+
+def _carries(text: str, document: tuple[str, str]) -> bool:
+    """Whether ``text`` names the design record ``document`` (``("adr", "21")``:
+    "ADR 21", "ADR-021", "adr/0021-…")."""
+    series, number = document
+    return re.search(rf"(?<![a-z]){series}[\s#/_-]*0*{number}(?!\d)", text, re.IGNORECASE) is not None
 
 
 def _has(text: str, word: str) -> bool:
@@ -110,9 +135,9 @@ def support(sentence: Sentence, passage: str, question: Question) -> Support:
     """The :class:`Support` of ``sentence`` (``passage``: its drawer's plain text,
     lower-cased) for ``question``."""
     lowered = sentence.text.lower()
-    terms = sum(_has(lowered, t) for t in question.terms) / len(question.terms) if question.terms else None
+    terms = sum(_has_term(lowered, t) for t in question.terms) / len(question.terms) if question.terms else None
     names = None
-    if question.names:
+    if question.names or question.documents:
         title = sentence.title.lower()
         found = 0.0
         for ids, words in question.names:
@@ -120,14 +145,17 @@ def support(sentence: Sentence, passage: str, question: Question) -> Support:
                 found += 1
             elif any(_has(title, w) for w in words):
                 found += 0.5  # the page's subject: "He was appointed …"
-        names = found / len(question.names)
+        for document in question.documents:
+            if _carries(lowered, document) or _carries(f"{sentence.path} {title}", document):
+                found += 1  # its own note speaks of it: "Status: superseded by ADR 36."
+        names = found / (len(question.names) + len(question.documents))
     window = _window_signal(sentence, question.window)
     span = _span(sentence, question)
     kind = (1.0 if span is not None else 0.0) if question.labels else None
     together = None
     wanted = [t for t in question.terms] + [w for _, words in question.names for w in words[:1]]
     if wanted:
-        together = sum(_has(passage, w) for w in wanted) / len(wanted)
+        together = sum(_has_term(passage, w) for w in wanted) / len(wanted)
     rank = 1.0 / sentence.rank
     signals = {"terms": terms, "names": names, "window": window, "type": kind, "together": together, "rank": rank}
     weight = sum(WEIGHTS[k] for k, v in signals.items() if v is not None)
@@ -191,7 +219,8 @@ def _span(sentence: Sentence, question: Question) -> Mark | None:
     name_words = {w for _, words in question.names for w in words}
     asked = {i for ids, _ in question.names for i in ids}
     found = [m for m in sentence.marks if m.label in question.labels and m.entity_id not in asked
-             and m.surface.lower() not in name_words and not any(_has(m.surface.lower(), w) for w in name_words)]
+             and m.surface.lower() not in name_words and not any(_has(m.surface.lower(), w) for w in name_words)
+             and not any(_carries(m.surface, d) for d in question.documents)]
     if question.type == "date" and question.window is not None:
         found = [m for m in found if not _in_window(m, question.window)] or found
     if not found:

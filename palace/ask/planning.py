@@ -531,6 +531,10 @@ def plan_question(
     window_words = {w.lower() for w in _WORD.findall(read.text)}
     terms = tuple(t for t in query_terms(question) if t not in window_words)
     entities = match_entities(conn, question, read.span)
+    documents = document_numbers(question)
+    if documents:  # "ADR" of "ADR 21" is the series, not the name asked about
+        series = {s for s, _ in documents}
+        entities = tuple(e for e in entities if e.text.lower() not in series)
     intent, cue = read_intent(question, entities)
     if intent == "lookup" and read.window is not None and _HAPPENED.match(question) and not (
             set(terms) - {"happened", "happen", "happening"} - window_words) and not entities:
@@ -551,6 +555,6 @@ def plan_question(
         entities=entities, identifiers=identifiers, weights=weights, notes=tuple(notes + asked),
         intent=intent, intent_cue=cue, now=read.point or today, asks=asks,
         now_source="question" if read.point else ("option" if now else "today"),
-        point_text=read.point_text, today=today, documents=document_numbers(question),
+        point_text=read.point_text, today=today, documents=documents,
         asked=asked if asked != question else "",
     )

@@ -6,8 +6,8 @@ No spaCy: sentences come from a regex splitter over the drawer's plain text
 (:func:`palace.nlp.markup.plain_text_for_ner`, which keeps every offset); the names in a
 sentence are the ``mentions`` mining stored for its drawer (with their labels: PERSON,
 ORG, GPE, LOC, FAC, NORP, EVENT, PRODUCT, WORK_OF_ART, LAW), its dates the
-``date_mentions`` (each with its interval), and numbers and amounts a regex
-(:data:`NUMBER`).
+``date_mentions`` (each with its interval), numbers and amounts a regex (:data:`NUMBER`),
+and design records' numbers ("ADR 36") another (:data:`DOCUMENT`).
 
 Answer types (:func:`answer_type`), from the question's first words: ``who``/``whom``/
 ``whose`` → a person or an organisation; ``when``/``what year`` → a date; ``where`` → a
@@ -38,6 +38,8 @@ YEAR = re.compile(r"(?<![\d,.$€£/-])(?:1[0-9]{3}|20[0-9]{2})(?![\d,]|\.\d|%)"
 #: Two years as one span: "1983–1988", "1990-95", "from 1811 to 1827", "between 1701 and 1714".
 YEAR_RANGE = re.compile(r"(?:\bfrom\s+|\bbetween\s+)?(?<![\d,.$€£/-])(1[0-9]{3}|20[0-9]{2})\s*(?:[–—-]|\s(?:to|until|and)\s)"
                         r"\s*(1[0-9]{3}|20[0-9]{2}|[0-9]{2})(?![\d,]|\.\d|%)")
+#: A design record's number in a sentence: "ADR 36", "PEP 3333", "KEP-1022" (label ``DOCUMENT``).
+DOCUMENT = re.compile(r"\b(?:KEP|ADR|RFC|PEP|RFD|JEP|MIP|BIP|EIP|SEP|KIP|FLIP|TEP|DEP)[\s#-]*\d{1,5}\b")
 #: The labels of each answer type.
 TYPE_LABELS = {
     "person": ("PERSON", "ORG", "NORP"),
@@ -182,6 +184,10 @@ def sentences_of(conn, ranked: list[str], *, limit: int = 80) -> list[Sentence]:
         for start, end in split(plain):
             inside = [m for m in marks if start <= m.start and m.end <= end]
             taken = [(m.start, m.end) for m in inside if m.label == "DATE"]
+            for record in DOCUMENT.finditer(plain, start, end):  # "superseded by ADR 36"; before the years: "RFC 2094"
+                inside = [m for m in inside if not (record.start() <= m.start and m.end <= record.end())]
+                inside.append(Mark(record.start(), record.end(), record.group(0), "DOCUMENT"))
+                taken.append((record.start(), record.end()))
             for years in YEAR_RANGE.finditer(plain, start, end):  # "(1983–1988)", "from 1811 to 1827"
                 if not any(s <= years.start() < e for s, e in taken):
                     first, last = int(years.group(1)), int(years.group(2))
