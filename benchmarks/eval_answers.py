@@ -158,11 +158,11 @@ def choose(entry: dict, weights: dict[str, float], bar: float) -> tuple[str, str
     """The direct answer's (kind, text) of one dumped question under ``weights`` and ``bar``."""
     if entry["graph"]:
         return entry["graph"]["kind"], entry["graph"]["text"]
+    from palace.ask.ladder import combine
+
     best, best_score = None, -1.0
     for s in entry["sentences"]:
-        present = {k: v for k, v in s["signals"].items() if v is not None}
-        total = sum(weights[k] for k in present)
-        score = sum(weights[k] * v for k, v in present.items()) / total if total else 0.0
+        score = combine(s["signals"], weights)
         if score > best_score:
             best, best_score = s, score
     if best is None or best_score < bar:

@@ -119,6 +119,13 @@ def test_nothing_that_supports_an_answer_abstains(palace):
     assert result.results  # the closest evidence still follows
 
 
+def test_a_sentence_about_someone_else_answers_nothing(palace):
+    # "Zephyr" is in no note: Maya Lin runs Osprey, not Zephyr
+    result = palace.ask("who runs the Zephyr project", now=NOW)
+    assert (result.direct.kind, result.direct.step) == ("not said", "abstain")
+    assert "Maya Lin" not in result.direct.text and "names 0.00" in result.direct.why
+
+
 def test_the_plan_json_names_the_step(mined):
     from typer.testing import CliRunner
 

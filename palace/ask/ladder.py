@@ -93,6 +93,7 @@ def read_question(plan: Plan) -> Question:
     terms = tuple(dict.fromkeys(stem(t) for t in plan.terms if t not in name_words and not t.isdigit()))
     names = tuple((frozenset(e.entity_ids), tuple(dict.fromkeys(w.lower() for w in (e.text, e.name))))
                   for e in plan.entities)
+    names += tuple((frozenset(), (name.lower(),)) for name in unknown_names(plan, name_words))
     window = None
     if plan.window is not None and plan.window_source == "question":
         window = (plan.window.start.isoformat(), plan.window.end.isoformat())
@@ -121,6 +122,35 @@ def _carries(text: str, document: tuple[str, str]) -> bool:
     "ADR 21", "ADR-021", "adr/0021-…")."""
     series, number = document
     return re.search(rf"(?<![a-z]){series}[\s#/_-]*0*{number}(?!\d)", text, re.IGNORECASE) is not None
+
+
+#: A capitalised name in a question: "Initrode", "Lake Tahoe", "Bank of Montreal".
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][\w'’.&-]*(?:\s+(?:of|the|de|del|van|von|da|du|la|le|and)?\s*[A-Z][\w'’.&-]*)*")
+#: Capitalised words that name nothing the notes must hold.
+_NOT_NAMES = frozenset("""i what who whom whose when where which why how is was are were did does do has have had
+can could would will should the a an in on at of for from to and or but if it its this that these those there
+january february march april may june july august september october november december monday tuesday wednesday
+thursday friday saturday sunday q1 q2 q3 q4 tell list show give everything""".split())
+
+
+def unknown_names(plan: Plan, known: set[str]) -> list[str]:
+    """The capitalised names of the question the graph does not know (no entity
+    matched them, ``known`` holding the words of those it matched), outside the window's
+    words: "Initrode" of "what plan is Initrode on" when no note names it. A sentence
+    that names none of them does not answer about them."""
+    window = {w.lower() for w in re.findall(r"\w+", f"{plan.window_text} {plan.point_text}")}
+    out: list[str] = []
+    for found in _CAPITALISED.finditer(plan.question):
+        words = [w for w in re.findall(r"[\w'’.&-]+", found.group(0))]
+        while words and (words[0].lower() in _NOT_NAMES or words[0].lower() in window):
+            words = words[1:]  # "What", "In 1990": not part of a name
+        words = [w.rstrip("'’s") if w.endswith(("'s", "’s")) else w for w in words]
+        lowered = [w.lower().strip(".") for w in words]
+        if not words or any(w in known for w in lowered) or all(w in _NOT_NAMES or w in window or w.isdigit()
+                                                                  for w in lowered):
+            continue
+        out.append(" ".join(words).strip("."))
+    return list(dict.fromkeys(out))
 
 
 def _has(text: str, word: str) -> bool:
@@ -158,9 +188,19 @@ def support(sentence: Sentence, passage: str, question: Question) -> Support:
         together = sum(_has_term(passage, w) for w in wanted) / len(wanted)
     rank = 1.0 / sentence.rank
     signals = {"terms": terms, "names": names, "window": window, "type": kind, "together": together, "rank": rank}
-    weight = sum(WEIGHTS[k] for k, v in signals.items() if v is not None)
-    score = sum(WEIGHTS[k] * v for k, v in signals.items() if v is not None) / weight
-    return Support(terms, names, window, kind, together, rank, round(score, 4), span)
+    return Support(terms, names, window, kind, together, rank, round(combine(signals, WEIGHTS), 4), span)
+
+
+def combine(signals: dict[str, float | None], weights: dict[str, float]) -> float:
+    """The support of one sentence from its ``signals`` (each in [0, 1], None when the
+    question gives no ground for it): their mean weighted by ``weights`` over the signals
+    present, and 0 when the question names a name and the sentence names none of them
+    (nor does its note's title): a sentence about someone else answers nothing."""
+    if signals.get("names") == 0:
+        return 0.0
+    present = {k: v for k, v in signals.items() if v is not None}
+    total = sum(weights[k] for k in present)
+    return sum(weights[k] * v for k, v in present.items()) / total if total else 0.0
 
 
 def _window_signal(sentence: Sentence, window: tuple[str, str] | None) -> float | None:
@@ -302,21 +342,24 @@ def _clip(piece: str) -> str:
     return piece
 
 
-def sentence_or_abstain(conn, plan: Plan, ranked: list[str], no_fact: str) -> "Direct":
+def sentence_or_abstain(conn, plan: Plan, ranked: list[str], no_fact: str, graph_said: str = "") -> "Direct":
     """Steps 2 and 3: the best sentence of ``ranked`` (drawer ids, best first) when its
     support reaches :data:`ABSTAIN_BAR`, else "the notes do not say"; ``no_fact`` says
-    why the graph did not answer (for ``why``)."""
+    why the graph did not answer (for ``why``), ``graph_said`` what the graph said of
+    the one fact asked for ("no fact about Initrode's plan in the graph"; "" when the
+    question asks for none), shown in the abstention."""
     from palace.ask.answers import Direct
 
     pick = best_sentence(conn, plan, ranked)
     question = read_question(plan)
+    said_too = f" ({graph_said})" if graph_said else ""
     if pick.sentence is None:
-        return Direct("not said", f"the notes do not say: {asked_words(plan)}", "abstain",
+        return Direct("not said", f"the notes do not say: {asked_words(plan)}{said_too}", "abstain",
                       f"{no_fact}; no sentence to read")
     said = quote(pick.sentence, pick.support.span, question)
     why = f"{no_fact}; best sentence {cite(pick.sentence)}: {pick.support.why()}, bar {ABSTAIN_BAR:.2f}"
     if pick.support.score < ABSTAIN_BAR:
-        return Direct("not said", f"the notes do not say: {asked_words(plan)} — the closest passage is"
+        return Direct("not said", f"the notes do not say: {asked_words(plan)}{said_too} — the closest passage is"
                       f" {cite(pick.sentence)}", "abstain", why)
     span = pick.support.span
     head = f"{tidy(span.surface)} — " if span is not None else ""

@@ -132,7 +132,8 @@ def direct(conn, plan: Plan, graph: GraphAnswer, registry: dict, *, ranked: list
     if related:
         return Direct("facts", "\n".join(related), "entity", "an entity question: the names it appears with"
                       " (the graph holds no typed fact about it)")
-    return ladder.sentence_or_abstain(conn, plan, ranked, _no_fact(plan, graph))
+    return ladder.sentence_or_abstain(conn, plan, ranked, _no_fact(plan, graph),
+                                      graph.answer.text if graph.answer is not None else "")
 
 
 def _with_step(said: Direct, plan: Plan, graph: GraphAnswer, listed: tuple[FactView, ...]) -> Direct:
