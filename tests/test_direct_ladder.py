@@ -224,3 +224,11 @@ def test_question_words_of_issue_22_predicates():
         readings = read_fact_questions(question, (entity,))
         assert readings and (readings[0].predicate, readings[0].side) == expected, question
 
+
+
+# ------------------------------------------------------------------ the README's demo question
+
+def test_the_readme_demo_question_states_the_decision(sample_palace):
+    direct = sample_palace.ask("what did we decide about the Harbor budget").direct
+    assert (direct.kind, direct.step) == ("sentence", "sentence")
+    assert "«Decision: the Harbor budget is" in direct.text
