@@ -156,6 +156,12 @@ def test_everything_related_to_a_name_lists_its_facts_and_the_names_it_appears_w
     assert "Initrode" in alice and ("Bruno Diaz" in alice or "Project Atlas" in alice or "Atlas" in alice)
 
 
+@pytest.mark.unit
+def test_a_month_is_no_design_record():
+    assert document_numbers("who coached Olympiakos Nicosia from May 2018 to Sep 2019") == ()
+    assert document_numbers("what is the status of PEP 8") == (("pep", "8"),)
+
+
 def test_who_is_names_only_a_name_alone():
     assert read_intent("who is Mara Bos")[0] == "entity"
     assert read_intent("Who was the head coach of FC Aachen from 1990 to 1995?")[0] == "lookup"

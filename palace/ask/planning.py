@@ -467,8 +467,8 @@ def _weights(intent: str, entities: tuple[EntityMatch, ...], asks: tuple[FactQue
 
 
 #: A design record named by its series and number: "KEP-576", "ADR 21", "RFC 2094", "PEP 8".
-_DOCUMENT = re.compile(r"\b(KEP|ADR|RFC|PEP|RFD|JEP|MIP|BIP|EIP|SEP|KIP|FLIP|TEP|DEP)[\s#-]*0*(\d{1,5})\b",
-                       re.IGNORECASE)
+#: Written in capitals only: "Sep 1937" is a month, not a record.
+_DOCUMENT = re.compile(r"\b(KEP|ADR|RFC|PEP|RFD|JEP|MIP|BIP|EIP|KIP|FLIP|TEP|DEP)[\s#-]*0*(\d{1,5})\b")
 #: "what happened in Q3", "what happened last month": a change question when it names a window and nothing else.
 _HAPPENED = re.compile(r"^\s*what(?:'s|\s+has|\s+had)?\s+happen(?:ed|ing)\b", re.IGNORECASE)
 

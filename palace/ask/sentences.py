@@ -39,7 +39,7 @@ YEAR = re.compile(r"(?<![\d,.$€£/-])(?:1[0-9]{3}|20[0-9]{2})(?![\d,]|\.\d|%)"
 YEAR_RANGE = re.compile(r"(?:\bfrom\s+|\bbetween\s+)?(?<![\d,.$€£/-])(1[0-9]{3}|20[0-9]{2})\s*(?:[–—-]|\s(?:to|until|and)\s)"
                         r"\s*(1[0-9]{3}|20[0-9]{2}|[0-9]{2})(?![\d,]|\.\d|%)")
 #: A design record's number in a sentence: "ADR 36", "PEP 3333", "KEP-1022" (label ``DOCUMENT``).
-DOCUMENT = re.compile(r"\b(?:KEP|ADR|RFC|PEP|RFD|JEP|MIP|BIP|EIP|SEP|KIP|FLIP|TEP|DEP)[\s#-]*\d{1,5}\b")
+DOCUMENT = re.compile(r"\b(?:KEP|ADR|RFC|PEP|RFD|JEP|MIP|BIP|EIP|KIP|FLIP|TEP|DEP)[\s#-]*\d{1,5}\b")
 #: The labels of each answer type.
 TYPE_LABELS = {
     "person": ("PERSON", "ORG", "NORP"),
