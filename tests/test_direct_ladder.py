@@ -55,8 +55,9 @@ def mined(tmp_path_factory):
     (root / "palace" / "config.json").write_text(json.dumps(CONFIG), encoding="utf-8")
     with Palace.open(root / "palace") as palace:
         palace.mine(notes)
-        palace.add_fact("Atlanta Dream", "home_venue", "State Farm Arena", valid_from=dt.date(2008, 1, 1))
-        palace.add_fact("Kim Wexler", "chairs", "Harbor Board", valid_from=dt.date(2023, 1, 1), candidate=True)
+        palace.add_fact("Atlanta Dream", "home_venue", "State Farm Arena", valid_from=dt.date(2008, 1, 1), new=True)
+        palace.add_fact("Kim Wexler", "chairs", "Harbor Board", valid_from=dt.date(2023, 1, 1), candidate=True,
+                         new=True)
     return root / "palace"
 
 
