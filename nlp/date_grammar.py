@@ -376,15 +376,17 @@ def _h_season(m, base, *_):
     return _named(y, lambda yy: _season(yy, first), "alone", True)
 
 
-def _h_year(m, base, *_):
+def _h_year(m, base, fys=1, mode="", *_):
     if m["yy"]:  # "'19"
         y = _year_of(m["yy"], base)
         return _Atom(_year(y), weak=True) if y else None
     if m["word"]:  # "the year 1850"
         y = _year_of(m["y"], base)
         return _Atom(_year(y)) if y else None
-    y = _year_of(m["y"], base, 1900, 2100)
-    return _Atom(_year(y), kind="bare_year") if y else None
+    # a bare year in a question may be older than 1900 ("from 1870 to 1872"), but then
+    # only after a preposition (weak); in a note it counts only within 1900..2100
+    y = _year_of(m["y"], base, 1000 if mode == "question" else 1900, 2100)
+    return _Atom(_year(y), kind="bare_year", weak=y < 1900) if y else None
 
 
 def _h_decade(m, base, fys, mode, the, order=None):

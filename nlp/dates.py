@@ -54,7 +54,7 @@ Conventions (all documented here once, referred to below):
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from functools import lru_cache
 from pathlib import PurePath
 
@@ -294,6 +294,9 @@ def find_date_window(text: str, now: date, fiscal_year_start: int = 1, date_orde
     :func:`interpret_date`). Never uses dateparser.
     """
     now = _as_date(now)
+    anchored = _anchored_window(text, now, fiscal_year_start, date_order)
+    if anchored is not None:
+        return anchored
     toks = list(_TOKEN_RX.finditer(text))
     for i, first in enumerate(toks):
         if first.group().lower() in _SCAN_FILLERS:
@@ -312,6 +315,52 @@ def find_date_window(text: str, now: date, fiscal_year_start: int = 1, date_orde
     return None
 
 
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_COUNTS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10}
+_ANCHORED_RX = re.compile(
+    r"(?:\b(?:in|on|during|for)\s+)?\bthe\s+(?P<part>last|first)\s+(?P<unit>week|day)\s+of\s+"
+    r"|(?:\b(?:on|in)\s+)?\bthe\s+(?P<wd>" + "|".join(_WEEKDAYS) + r")\s+(?P<dir1>before|after)\s+"
+    r"|\b(?P<n>\d{1,3}|" + "|".join(_COUNTS) + r")\s+(?P<shift>days?|weeks?|months?)\s+(?P<dir2>before|after)\s+",
+    re.IGNORECASE)
+
+
+def _anchored_window(text: str, now: date, fys: int, order: str | None) -> tuple[DateInterval, str] | None:
+    """A period anchored on the date it names: ``the last week of August 2023`` (its
+    last seven days), ``the Monday before July 24, 2023`` (that day), ``two weeks
+    before August 11, 2023`` (the day 14 days earlier); None when ``text`` holds none."""
+    for m in _ANCHORED_RX.finditer(text):
+        rest = text[m.end():]
+        anchor = find_date_window(rest, now, fys, order)
+        if anchor is None or not rest.lower().startswith(anchor[1].strip().lower()):
+            continue
+        iv, said = anchor[0], text[m.start():m.end()] + anchor[1].strip()
+        if m["part"]:
+            if m["unit"].lower() == "week":
+                start, end = (iv.end - _WEEK, iv.end) if m["part"].lower() == "last" else (iv.start, iv.start + _WEEK)
+                return DateInterval(max(start, iv.start), min(end, iv.end), "range"), said
+            day = iv.end - _ONE_DAY if m["part"].lower() == "last" else iv.start
+            return DateInterval(day, day + _ONE_DAY, "day"), said
+        if m["wd"]:
+            target = _WEEKDAYS.index(m["wd"].lower())
+            day = iv.start - _ONE_DAY if m["dir1"].lower() == "before" else iv.end
+            step = -_ONE_DAY if m["dir1"].lower() == "before" else _ONE_DAY
+            while day.weekday() != target:
+                day += step
+            return DateInterval(day, day + _ONE_DAY, "day"), said
+        n = int(m["n"]) if m["n"].isdigit() else _COUNTS[m["n"].lower()]
+        unit = m["shift"].lower().rstrip("s")
+        sign = -1 if m["dir2"].lower() == "before" else 1
+        if unit == "month":
+            month = iv.start.month - 1 + sign * n
+            year, month = iv.start.year + month // 12, month % 12 + 1
+            day = date(year, month, min(iv.start.day, 28))
+        else:
+            day = iv.start + sign * n * (_WEEK if unit == "week" else _ONE_DAY)
+        return DateInterval(day, day + _ONE_DAY, "day"), said
+    return None
+
+
 def _take_lead(text: str, toks: list, k: int, s: int) -> int:
     """Move a match's start back over a preceding "in", "for", "on the"…"""
     def word(i: int) -> str:
@@ -326,6 +375,8 @@ def _take_lead(text: str, toks: list, k: int, s: int) -> int:
     return s
 
 
+_ONE_DAY = timedelta(days=1)
+_WEEK = timedelta(days=7)
 _FILE_SEP_RX = re.compile(r"(?<!\d)(\d{4})([-_.])(\d{1,2})\2(\d{1,2})(?!\d)")
 _FILE_COMPACT_RX = re.compile(r"(?<!\d)((?:19|20)\d\d)(\d\d)(\d\d)(?!\d)")
 

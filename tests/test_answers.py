@@ -208,9 +208,9 @@ def test_readme_documents_the_answer_fields():
     from dataclasses import fields
     from pathlib import Path
 
-    from palace.ask.answers import Answer, AnswerValue
+    from palace.ask.answers import Answer, AnswerValue, Direct
 
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    for cls in (Answer, AnswerValue):
+    for cls in (Answer, AnswerValue, Direct):
         for field in fields(cls):
             assert f"`{field.name}`" in text, f"{cls.__name__}.{field.name} is not documented in the README"

@@ -115,7 +115,8 @@ def test_json_shape_is_stable(sample_palace):
     assert data["direct"]["kind"] == "fact" and data["direct"]["text"].startswith("Bob Okafor reports to Helen Marsh")
     assert set(data["plan"]) == {"intent", "intent_cue", "now", "now_source", "terms", "date_window",
                                  "date_window_text", "date_window_source", "date_window_mode", "entities",
-                                 "identifiers", "weights", "notes"}
+                                 "identifiers", "weights", "notes", "direct_step", "direct_why"}
+    assert data["plan"]["direct_step"] == "fact" and data["direct"]["step"] == "fact"
     hit = data["results"][0]
     assert set(hit) == {"rank", "drawer_id", "score", "path", "wing", "room", "line_start", "line_end", "date",
                         "date_source", "title", "heading_path", "snippet", "why", "same_text_in", "caution"}

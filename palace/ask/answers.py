@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from palace.errors import UsageError
 from palace.graph.facts import FactView, facts
 from palace.nlp.names import entity_key
+from palace.store import search
 from palace.store.entities import find_entities
 
 if TYPE_CHECKING:
@@ -44,31 +45,41 @@ VALUES_SHOWN = 10
 #: Lines of a direct answer built from facts or changes (the rest are in ``facts``/``changes``).
 DIRECT_LINES = 8
 #: The kinds of :class:`Direct` answer.
-DIRECT_KINDS = ("fact", "changes", "facts", "no fact", "nothing found")
+DIRECT_KINDS = ("fact", "changes", "facts", "sentence", "not said", "nothing found")
+#: The steps of the ladder that may answer (:mod:`palace.ask.ladder`).
+DIRECT_STEPS = ("fact", "changes", "entity", "sentence", "abstain")
 
 
 @dataclass(frozen=True)
 class Direct:
-    """The answer shown above the evidence, read from the graph only (no language model).
+    """The answer shown above the evidence, quoting the notes (no language model).
 
     ``kind`` is one of :data:`DIRECT_KINDS`: ``fact`` (a one-predicate question: the
     :class:`Answer`'s text), ``changes`` (a change question: what began, ended or was
-    superseded, grouped by entity), ``facts`` (an entity, current-state or history
-    question: the typed facts about its names), ``no fact`` (the graph holds nothing that
-    answers it; the evidence below is all there is), ``nothing found`` (no drawer passed
-    the relevance floor). ``text`` is one line per statement, each cited ``path:line``."""
+    superseded, grouped by entity), ``facts`` (an entity question: the typed facts about
+    its names and the names it appears with; a "when" question: the facts between two of
+    its names), ``sentence`` (the best sentence of the top drawers: ``span — path:line
+    «clause»``), ``not said`` (nothing supports an answer: "the notes do not say …"),
+    ``nothing found`` (no drawer passed the relevance floor). ``text`` is one line per
+    statement, each cited ``path:line``. ``step`` names the step of the ladder that
+    answered (:data:`DIRECT_STEPS`) and ``why`` says why, in words (the fact asked for,
+    or the sentence's support and the bar)."""
 
     kind: str
     text: str
+    step: str = ""
+    why: str = ""
 
 
 def direct_answer(answer: "Answer | None", changes, facts: tuple[FactView, ...], *, found: bool,
-                  question: str = "", when: bool = False) -> Direct:
-    """Build the :class:`Direct` answer from what ``ask`` read: the one-fact ``answer``,
-    the change set (:class:`palace.graph.changes.ChangeSet`), the typed ``facts`` about the
-    question's names, and whether any drawer passed the floor (``found``). For a "when"
-    question (``when``) each fact leads with its date: ``2024-09-02: Alice Chen works at
-    Acme Robotics (since …)``."""
+                  question: str = "", when: bool = False) -> Direct | None:
+    """The graph's steps of the :class:`Direct` answer from what ``ask`` read: the
+    one-fact ``answer`` with values, the change set (:class:`palace.graph.changes.ChangeSet`)
+    with changes, the typed ``facts`` given (those of an entity question, or those a
+    "when" question names), else ``nothing found`` when no drawer passed the floor
+    (``found``); None when none of these answers (the sentence step follows). For a
+    "when" question (``when``) each fact leads with its date: ``2024-09-02: Alice Chen
+    works at Acme Robotics (since …)``."""
     if answer is not None and answer.values:
         return Direct("fact", answer.text)
     if changes is not None and changes.groups:
@@ -83,9 +94,7 @@ def direct_answer(answer: "Answer | None", changes, facts: tuple[FactView, ...],
         return Direct("facts", "\n".join(lines + ([f"… and {more} more below"] if more > 0 else [])))
     if not found:
         return Direct("nothing found", f"nothing found for {question.strip()!r}: no note matches it closely enough")
-    if answer is not None:  # asked for one fact the graph does not hold then
-        return Direct("no fact", answer.text + "; the evidence below is what the notes say")
-    return Direct("no fact", "the graph holds no fact that answers this; the evidence below is what the notes say")
+    return None
 
 
 def _change_lines(changes) -> list[str]:
@@ -249,6 +258,7 @@ def answer_question(conn: "sqlite3.Connection", registry: dict, plan: "Plan", *,
         valid = [f for f in timeline if f.valid_from and f.valid_from <= period.day.isoformat()]
     else:
         valid = _current(conn, registry, chosen, wing, period.day) if timeline else []
+    valid = _trusted(conn, valid, period, plan)
     values = _merged(valid, chosen.side)
     values = values[-VALUES_SHOWN:] if kind == "event" else values[:VALUES_SHOWN]
     one = kind == "state" and cardinality == "one" and chosen.side == "subject"  # one value replaces another
@@ -262,6 +272,25 @@ def answer_question(conn: "sqlite3.Connection", registry: dict, plan: "Plan", *,
         as_of=period.day.isoformat(), during=period.during, values=tuple(values), previous=previous, text=text,
         cue=chosen.cue,
     )
+
+
+#: The fact states of a live fact (:class:`palace.store.facts.FactView` ``state``).
+LIVE_STATES = ("current", "superseded", "ended")
+
+
+def _trusted(conn: "sqlite3.Connection", found: list[FactView], period: _Period, plan: "Plan") -> list[FactView]:
+    """The facts of ``found`` an answer may give: live (never a candidate, a planned,
+    retracted or invalidated fact), read in a note written on or before the day the
+    question is asked on (``--now``; a note with no date of its own counts), and, for a
+    question about the past, with a known start (a value with an open start says
+    nothing of when it began)."""
+    live = [f for f in found if f.state in LIVE_STATES and f.invalidated_at is None]
+    asked_on = (plan.today or plan.now or dt.date.today()).isoformat()
+    written = {r["id"]: r["date_start"] for r in search.own_dates(conn, [f.drawer_id for f in live if f.drawer_id])}
+    live = [f for f in live if (written.get(f.drawer_id) or "")[:10] <= asked_on]
+    if period.past:
+        live = [f for f in live if f.valid_from]
+    return live
 
 
 def _keys(conn: "sqlite3.Connection", asked: "FactQuestion") -> set[str]:
@@ -290,7 +319,7 @@ def _timeline(conn: "sqlite3.Connection", registry: dict, asked: "FactQuestion",
     except UsageError:  # the name is neither an entity nor a value of any fact
         return ()
     keys, end = _keys(conn, asked), _own_end(asked)
-    return tuple(f for f in found if f.invalidated_at is None and entity_key(end(f)) in keys
+    return tuple(f for f in found if f.invalidated_at is None and f.state in LIVE_STATES and entity_key(end(f)) in keys
                  and _value_of(f, asked.side).strip() and (wing is None or f.wing == wing))
 
 

@@ -2,7 +2,8 @@
 
 :data:`RETRIEVERS` holds one :class:`Retriever` per ranked list, in the order they run
 and are fused: ``bm25``, ``vector``, ``graph`` (re-ranks the entity's drawers by their
-best rank in ``bm25`` and ``vector``), ``answer``, ``exact``, ``changes``, ``date`` (the
+best rank in ``bm25`` and ``vector``), ``answer``, ``exact``, ``document`` (the notes
+whose path or title carry a design record's number: "KEP-576"), ``changes``, ``date`` (the
 candidates of the lists before it that lie in the window), ``recent`` (those with a date
 of their own, newest first), ``place`` (those in a room or wing the question names). A
 row's function receives the plan, the scope and the graph's answer (:class:`Inputs`) and
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
 
 #: The RRF weight of the ``place`` list (drawers of a room or wing the question names).
 PLACE_WEIGHT = 0.5
+#: The RRF weight of the ``document`` list (notes whose path or title carry a design
+#: record's number the question names: "KEP-576", "PEP 8").
+DOCUMENT_WEIGHT = 2.0
 
 Ranked = tuple[tuple[str, float], ...]
 
@@ -149,6 +153,23 @@ def _exact(c: Inputs, read: list[RankedList]) -> Found | None:
     return Found(retrievers.exact(c.conn, c.plan.identifiers, c.scope.allowed))
 
 
+def _document(c: Inputs, read: list[RankedList]) -> Found | None:
+    """The notes whose path or title carry the number of a design record the question
+    names ("KEP-576": ``keps/576-…/README.md``; "PEP 8": ``pep-0008.md``), first drawer
+    first."""
+    if not c.plan.documents or c.baseline:
+        return None
+    ids: list[str] = []
+    for series, number in c.plan.documents:
+        found = search.files_numbered(c.conn, number, [series])
+        ids += [d for d in (found or search.files_numbered(c.conn, number, [])) if d not in ids]
+    if not ids:
+        return None
+    named = ", ".join(f"{s.upper()} {n}" for s, n in c.plan.documents)
+    return Found(retrievers.listed(c.conn, ids, c.scope.allowed), weight=DOCUMENT_WEIGHT,
+                 notes=(f"{named}: the notes whose path or title carry the number are raised",))
+
+
 def _changes(c: Inputs, read: list[RankedList]) -> Found | None:
     if c.graph.changes is None:
         return None
@@ -187,7 +208,7 @@ def _place(c: Inputs, read: list[RankedList]) -> Found | None:
     return Found(retrievers.in_places(c.conn, read, named), weight=PLACE_WEIGHT, notes=(note,))
 
 
-_BEFORE_DATE = ("bm25", "vector", "graph", "answer", "exact", "changes")
+_BEFORE_DATE = ("bm25", "vector", "graph", "answer", "exact", "document", "changes")
 
 #: The retrievers, in the order they run and are fused.
 RETRIEVERS: tuple[Retriever, ...] = (
@@ -196,6 +217,7 @@ RETRIEVERS: tuple[Retriever, ...] = (
     Retriever("graph", ("bm25", "vector"), _graph),
     Retriever("answer", (), _answer),
     Retriever("exact", (), _exact),
+    Retriever("document", (), _document),
     Retriever("changes", (), _changes),
     Retriever("date", _BEFORE_DATE, _date),
     Retriever("recent", (*_BEFORE_DATE, "date"), _recent),

@@ -67,11 +67,14 @@ _CUES: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("history", r"^\s*when\b|\bwhen\s+(?:did|was|were|had|has|have)\b|\bhistory\b|\btimeline\b|\bover\s+time\b"
                     r"|\bused\s+to\b|\bbefore\s+(?:he|she|they|we|i|it)\b|\bprevious(?:ly)?\b|\bformer(?:ly)?\b"),
         ("entity", r"\b(?:everything|anything|all)\s+(?:about|on|regarding|concerning)\b|\btell\s+me\s+about\b"
-                   r"|^\s*who\s+(?:is|was|are)\b|^\s*who's\b|\bwhat\s+do\s+(?:we|i|you)\s+know\s+about\b|\bprofile\b"),
+                   r"|\b(?:everything|anything|all)\s+(?:(?:that's|that\s+is)\s+)?(?:related|relating|connected)\s+to\b"
+                   r"|\bwhat\s+do\s+(?:we|i|you)\s+know\s+about\b|\bprofile\b"),
     )
 )
 
 _WORD = re.compile(r"[\w][\w.&'’-]*", re.UNICODE)
+#: "who is Mara Bos": who is/was/are and a name alone (capitalised words), an entity question.
+_WHO_IS_NAME = re.compile(r"^\s*(who(?:\s+(?:is|was|are)|'s))\s+(?:[A-Z][\w.'-]*\s*){1,5}[?!.]*\s*$")
 STOPWORDS = frozenset(
     """a an and are as at be but by did do does for from had has have how i in into is it its
     me my of on or our so that the their them then there these they this to was we were what
@@ -116,6 +119,8 @@ class Plan:
     now_source: str = "today"  # "today", "option" (--now) or "question" (a point: "as of June 2024")
     today: dt.date | None = None  # the day the question is asked on (--now or today), which anchors its dates
     point_text: str = ""  # the words that named the point ("as of June 2024")
+    documents: tuple[tuple[str, str], ...] = ()  # ("kep", "576") of "KEP-576": notes whose path or title carry it
+    asked: str = ""  # the question as asked, before "I"/"my" became the owner's name ("" when the same)
 
     @property
     def bounded(self) -> bool:
@@ -147,6 +152,9 @@ def read_intent(question: str, entities: tuple["EntityMatch", ...] = ()) -> tupl
         found = rx.search(text)
         if found:
             return intent, found.group(0).strip()
+    who = _WHO_IS_NAME.match(question.replace("’", "'"))
+    if who:  # "who is Mara Bos", not "who was the head coach of X from 1990 to 1995"
+        return "entity", who.group(1).lower()
     if entities:
         rest = text
         for entity in sorted(entities, key=lambda e: -len(e.text)):
@@ -374,6 +382,10 @@ def _question_window(conn: sqlite3.Connection, question: str, today: dt.date, co
     window, text = _joined(question, found, today, config)
     at = question.find(text)
     notes = []
+    relative = _relative_on_latest(conn, question, window, text, today, config)
+    if relative is not None:
+        window, note = relative
+        notes.append(note)
     vague = _VAGUE_PART.search(text)
     if vague and not _POINT.match(text):
         notes.append(f"{vague.group(0)!r} is not narrowed: the window is all of {window}")
@@ -384,6 +396,29 @@ def _question_window(conn: sqlite3.Connection, question: str, today: dt.date, co
             window = latest
     read = _Window(window, text, "question", (at, at + len(text)) if at >= 0 else None, notes=tuple(notes))
     return _pointed(question, read, question[:at] if at >= 0 else "", today)
+
+
+_RELATIVE = re.compile(r"\b(?:ago|last|this|next|past|yesterday|today|tomorrow)\b", re.IGNORECASE)
+
+
+def _relative_on_latest(conn: sqlite3.Connection, question: str, window: DateInterval, text: str, today: dt.date,
+                        config: Config) -> tuple[DateInterval, str] | None:
+    """For a relative date ("4 years ago", "last week") whose window, anchored on
+    ``today`` (``--now``), holds no dated note: the window anchored on the latest note's
+    date instead, and a note naming both; None when it holds notes, names a year, or no
+    note is dated."""
+    if not _RELATIVE.search(text) or re.search(r"\d{4}", text) or search.any_dated_between(
+            conn, window.start.isoformat(), window.end.isoformat()):
+        return None
+    latest = search.latest_dated_day(conn)
+    if latest is None or latest[:10] >= today.isoformat():
+        return None
+    anchor = dt.date.fromisoformat(latest[:10])
+    again = find_date_window(question, anchor, config.fiscal_year_start, config.date_order)
+    if again is None or again[0] == window:
+        return None
+    return again[0], (f"{text.strip()!r} from {today} ({window}) holds no note; read from the latest note's date,"
+                      f" {anchor}: {again[0]}")
 
 
 def _pointed(question: str, read: _Window, before: str, today: dt.date) -> _Window:
@@ -431,6 +466,35 @@ def _weights(intent: str, entities: tuple[EntityMatch, ...], asks: tuple[FactQue
     return weights, notes
 
 
+#: A design record named by its series and number: "KEP-576", "ADR 21", "RFC 2094", "PEP 8".
+#: Written in capitals only: "Sep 1937" is a month, not a record.
+_DOCUMENT = re.compile(r"\b(KEP|ADR|RFC|PEP|RFD|JEP|MIP|BIP|EIP|KIP|FLIP|TEP|DEP)[\s#-]*0*(\d{1,5})\b")
+#: "what happened in Q3", "what happened last month": a change question when it names a window and nothing else.
+_HAPPENED = re.compile(r"^\s*what(?:'s|\s+has|\s+had)?\s+happen(?:ed|ing)\b", re.IGNORECASE)
+
+
+def document_numbers(question: str) -> tuple[tuple[str, str], ...]:
+    """The design records the question names: ``(("kep", "576"),)`` for "what is the
+    status of KEP-576"; ``("adr", "21")`` for "ADR 21" or "ADR-021"."""
+    return tuple(dict.fromkeys((m.group(1).lower(), m.group(2).lstrip("0") or "0")
+                               for m in _DOCUMENT.finditer(question)))
+
+
+def as_owner(question: str, owner: str | None) -> str:
+    """``question`` with "I", "me" and "my" read as the palace's owner (``config.json``
+    ``owner``): "where do I work" → "where does Sam Rivera work"; unchanged without one."""
+    if not owner:
+        return question
+    text = re.sub(r"\b(?:do|does)\s+[Ii]\b(?!['’])", f"does {owner}", question)
+    text = re.sub(r"\bdid\s+[Ii]\b(?!['’])", f"did {owner}", text)
+    text = re.sub(r"\b(?:am|was)\s+[Ii]\b(?!['’])", lambda m: ("is " if m.group(0)[0] in "aA" else "was ") + owner,
+                  text)
+    text = re.sub(r"\b[Ii]['’]m\b|\b[Ii]\s+am\b", f"{owner} is", text)
+    text = re.sub(r"\b[Mm]y\b", f"{owner}'s", text)
+    text = re.sub(r"\b[Mm]e\b", owner, text)
+    return re.sub(r"(?<![\w'’])[I](?![\w'’])", owner, text)
+
+
 def plan_question(
     conn: sqlite3.Connection,
     question: str,
@@ -457,16 +521,26 @@ def plan_question(
     """
     config = config or Config()
     today = now or dt.date.today()
+    asked, question = question, as_owner(question, config.owner)
     notes = [f"{ambiguous!r} reads as day/month or month/day: not read as a date; set \"date_order\""
              " (\"dmy\" or \"mdy\") in config.json"
              for ambiguous in (ambiguous_numeric_dates(question) if config.date_order is None else ())]
     read = (_option_window(question, since, until, today, config) if since or until
             else _question_window(conn, question, today, config))
     notes += read.notes
+    if question != asked:
+        notes.append(f"'I', 'me' and 'my' read as {config.owner} (config.json owner)")
     window_words = {w.lower() for w in _WORD.findall(read.text)}
     terms = tuple(t for t in query_terms(question) if t not in window_words)
     entities = match_entities(conn, question, read.span, wing=wing)
+    documents = document_numbers(question)
+    if documents:  # "ADR" of "ADR 21" is the series, not the name asked about
+        series = {s for s, _ in documents}
+        entities = tuple(e for e in entities if e.text.lower() not in series)
     intent, cue = read_intent(question, entities)
+    if intent == "lookup" and read.window is not None and _HAPPENED.match(question) and not (
+            set(terms) - {"happened", "happen", "happening"} - window_words) and not entities:
+        intent, cue = "change", _HAPPENED.match(question).group(0).strip().lower()  # "what happened in Q3"
     cue_words = {w.lower() for w in _WORD.findall(cue)} - {"about", "on"}
     if cue_words and intent in ("change", "current", "history"):  # "changed", "now": not what it is about
         terms = tuple(t for t in terms if t not in cue_words)
@@ -483,5 +557,6 @@ def plan_question(
         entities=entities, identifiers=identifiers, weights=weights, notes=tuple(notes + asked),
         intent=intent, intent_cue=cue, now=read.point or today, asks=asks,
         now_source="question" if read.point else ("option" if now else "today"),
-        point_text=read.point_text, today=today,
+        point_text=read.point_text, today=today, documents=documents,
+        asked=asked if asked != question else "",
     )

@@ -15,12 +15,15 @@ loads spaCy.
 5. **ranking** (:func:`palace.ask.ranking.rank`): weighted reciprocal rank fusion, the
    window's and the question's day's demotions, the floor, copies folded;
 6. **result** (:mod:`palace.ask.result`): :class:`palace.ask.result.AskResult` with
-   the plan as used, the direct answer and the hits (:mod:`palace.ask.hits`).
+   the plan as used, the direct answer — the ladder of :mod:`palace.ask.ladder`: the
+   fact asked for, else the best sentence of the top drawers, else "the notes do not
+   say" — and the hits (:mod:`palace.ask.hits`).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from palace.ask.candidates import candidate_lists
@@ -70,11 +73,14 @@ def ask(store: "Store", config: "Config", registry: dict, question: str,
     ranking = rank(conn, list(candidates.lists), Demoting(plan, graph.scope, frozenset(graph.cited())),
                    top_k=options.top_k, baseline=options.baseline)
     notes = (*plan.notes, *scope_notes, *graph.notes, *candidates.notes, *ranking.notes)
+    said = direct(conn, plan, graph, registry, ranked=[d for d, _, _, _ in ranking.ranked], found=ranking.found)
+    summary = replace(summarize(plan, graph.scope.mode, candidates.weights(weights), notes),
+                      direct_step=said.step, direct_why=said.why)
     return AskResult(
         question=question,
         palace=str(store.path),
-        plan=summarize(plan, graph.scope.mode, candidates.weights(weights), notes),
-        direct=direct(plan, graph, registry, found=ranking.found),
+        plan=summary,
+        direct=said,
         answer=graph.answer,
         changes=graph.changes,
         facts=shown_facts(plan, graph),

@@ -77,7 +77,36 @@ def rank(conn, lists: list[RankedList], demoting: Demoting, *, top_k: int, basel
         fused = demote(fused, demotions(conn, fused, demoting))
         found, notes = _floor(lists)
         fused = fused if found else []
+        if fused and asks_successor(demoting.plan):
+            fused = spread(conn, fused)
+            notes = (*notes, f"a question about what replaced something: at most {PER_NOTE} drawers of a note"
+                             " before the other notes")
     return Ranking(fold_copies(conn, fused, top_k), found, notes)
+
+
+#: For a question about what replaced X, drawers of one note shown before other notes'.
+PER_NOTE = 2
+_SUCCESSOR = re.compile(r"\b(?:replac(?:ed|es|ing)|supersed(?:ed|es|ing)|successor|succeeded)\b", re.IGNORECASE)
+
+
+def asks_successor(plan) -> bool:
+    """Whether the question asks what replaced or superseded something."""
+    return bool(_SUCCESSOR.search(plan.question)) or any(a.predicate == "supersedes" for a in plan.asks)
+
+
+def spread(conn, fused: list, window: int = 60) -> list:
+    """``fused`` (best first) with, among its first ``window``, at most :data:`PER_NOTE`
+    drawers of one note before the drawers of other notes: the evidence spreads across
+    notes instead of filling the top with one note's drawers."""
+    head, tail = fused[:window], fused[window:]
+    paths = {d: (r["wing"], r["path"]) for d, r in search.hit_rows(conn, [item[0] for item in head]).items()}
+    seen: dict = {}
+    first, later = [], []
+    for item in head:
+        key = paths.get(item[0], item[0])
+        seen[key] = seen.get(key, 0) + 1
+        (first if seen[key] <= PER_NOTE else later).append(item)
+    return first + later + tail
 
 
 def _floor(lists: list[RankedList]) -> tuple[bool, tuple[str, ...]]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from palace.ask.answers import Answer, Direct, direct_answer
-from palace.ask.graph_answer import FACT_INTENTS, GraphAnswer, named_predicates
+from palace.ask import ladder
+from palace.ask.answers import LIVE_STATES, Answer, Direct, direct_answer
+from palace.ask.graph_answer import FACT_INTENTS, GraphAnswer
 from palace.ask.hits import Hit
 from palace.ask.planning import Plan
 from palace.graph.changes import ChangeSet
@@ -21,7 +22,8 @@ class PlanSummary:
     """The plan as shown to users: intent and the cue that set it, the day the question
     is about (``now``) and where it came from (``now_source``: ``today``, ``option`` for
     ``--now``, ``question`` for a point it names), the window (ISO, half-open) and how it
-    was used, entities, identifiers, retriever weights, notes."""
+    was used, entities, identifiers, retriever weights, notes; the step of the direct
+    answer's ladder that answered (``direct_step``) and why (``direct_why``)."""
 
     intent: str
     intent_cue: str
@@ -36,6 +38,8 @@ class PlanSummary:
     identifiers: tuple[str, ...]
     weights: dict[str, float]
     notes: tuple[str, ...]
+    direct_step: str = ""
+    direct_why: str = ""
 
     def line(self, weights: bool = True) -> str:
         """The plan in one line (the rich output; ``weights`` for ``--explain``)."""
@@ -112,23 +116,89 @@ def shown_facts(plan: Plan, graph: GraphAnswer) -> tuple[FactView, ...]:
     return graph.facts if plan.intent in FACT_INTENTS else ()
 
 
-def direct(plan: Plan, graph: GraphAnswer, registry: dict, *, found: bool) -> Direct:
-    """The direct answer shown above the evidence (:func:`palace.ask.answers.direct_answer`)."""
-    asked = _facts_asked(plan, shown_facts(plan, graph), registry)
-    return direct_answer(graph.answer, graph.changes, asked, found=found, question=plan.question,
-                         when=bool(_WHEN.match(plan.question)))
+def direct(conn, plan: Plan, graph: GraphAnswer, registry: dict, *, ranked: list[str], found: bool) -> Direct:
+    """The direct answer shown above the evidence, by the ladder of
+    :mod:`palace.ask.ladder`: the fact asked for (or the change list, an entity's facts,
+    the facts a "when" question names), else the best sentence of the ``ranked`` drawers
+    (ids, best first), else "the notes do not say"."""
+    when = bool(_WHEN.match(plan.question))
+    listed = _facts_listed(plan, graph, registry, when)
+    graph_said = direct_answer(graph.answer, graph.changes, listed, found=found, question=plan.question, when=when)
+    related = entity_lines(conn, plan, registry) if plan.intent == "entity" and found else []
+    if graph_said is not None and graph_said.kind == "facts" and related:
+        graph_said = replace(graph_said, text=graph_said.text + "\n" + "\n".join(related))
+    if graph_said is not None:
+        return _with_step(graph_said, plan, graph, listed)
+    if related:
+        return Direct("facts", "\n".join(related), "entity", "an entity question: the names it appears with"
+                      " (the graph holds no typed fact about it)")
+    return ladder.sentence_or_abstain(conn, plan, ranked, _no_fact(plan, graph),
+                                      graph.answer.text if graph.answer is not None else "")
+
+
+def _with_step(said: Direct, plan: Plan, graph: GraphAnswer, listed: tuple[FactView, ...]) -> Direct:
+    """``said`` with the step that answered and why."""
+    if said.kind == "fact":
+        answer = graph.answer
+        return replace(said, step="fact", why=f"the graph holds {answer.predicate} of {answer.subject} valid"
+                       f" {'during the window' if answer.during else 'on ' + answer.as_of} ({answer.cue})")
+    if said.kind == "changes":
+        return replace(said, step="changes", why=f"a change question: {graph.changes.description}")
+    if said.kind == "facts" and plan.intent == "entity":
+        return replace(said, step="entity", why="an entity question: the typed facts about its names and the names"
+                       " they appear with")
+    if said.kind == "facts":
+        return replace(said, step="fact", why="a when question: the facts between the names it holds")
+    return replace(said, step="abstain", why="no drawer passed the relevance floor")
+
+
+def _facts_listed(plan: Plan, graph: GraphAnswer, registry: dict, when: bool) -> tuple[FactView, ...]:
+    """The facts the direct answer lists: an entity question's (with X's related names
+    added by :func:`entity_lines`), or those between two names of a "when" question;
+    never the facts of another predicate or topic."""
+    facts = shown_facts(plan, graph)
+    if plan.intent == "entity":
+        return facts
+    if when and facts:
+        names = {entity_key(e.name) for e in plan.entities} | {entity_key(e.text) for e in plan.entities}
+        return tuple(f for f in facts if entity_key(f.subject) in names and entity_key(f.object) in names)
+    return ()
+
+
+def _no_fact(plan: Plan, graph: GraphAnswer) -> str:
+    """Why the graph did not answer, in words, for the ``why`` of a later step."""
+    if graph.answer is not None:
+        return graph.answer.text
+    if graph.changes is not None:
+        return f"no change in the graph: {graph.changes.description}"
+    return "the question asks for no one fact the graph holds"
+
+
+def entity_lines(conn, plan: Plan, registry: dict, limit: int = 6) -> list[str]:
+    """For an entity question: the names each of its entities appears with, most
+    often first, each cited where they are named together (``Alice Chen appears with
+    Project Atlas (4 sentences) — path:line``)."""
+    from palace.graph.facts import facts as read_facts
+    from palace.errors import UsageError
+
+    lines: list[str] = []
+    for entity in plan.entities:
+        try:
+            found = read_facts(conn, registry, about=entity.name, predicate="mentioned_with", history=True).facts
+        except UsageError:
+            continue
+        key = entity_key(entity.name)
+        counts: dict[str, list] = {}
+        for fact in found:
+            other = fact.object if entity_key(fact.subject) == key else fact.subject
+            if entity_key(other) != key and fact.state in LIVE_STATES:
+                counts.setdefault(other, []).append(fact)
+        for other, said in sorted(counts.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:limit]:
+            first = said[0]
+            where = f"{first.path}:{first.line}" if first.line else first.path
+            lines.append(f"{entity.name} appears with {other} ({len(said)} sentence{'' if len(said) == 1 else 's'})"
+                         f" — {where}")
+    return lines
 
 
 _WHEN = re.compile(r"\s*(?:when|since when|what (?:day|date|year|month))\b", re.IGNORECASE)
-
-
-def _facts_asked(plan: Plan, facts: tuple[FactView, ...], registry: dict) -> tuple[FactView, ...]:
-    """Of the facts about the question's names, those a "when" question asks about: the
-    ones between two of its names ("when did Alice Chen join Acme Robotics"), else those
-    whose predicate it names, else all of them; other questions keep all of them."""
-    if not facts or not _WHEN.match(plan.question):
-        return facts
-    names = {entity_key(e.name) for e in plan.entities} | {entity_key(e.text) for e in plan.entities}
-    between = tuple(f for f in facts if entity_key(f.subject) in names and entity_key(f.object) in names)
-    named = named_predicates(plan.terms, registry)
-    return between or tuple(f for f in facts if f.predicate in named) or facts

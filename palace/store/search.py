@@ -20,8 +20,9 @@ __all__ = [
     "UNDATED", "database_file", "has_drawers", "scoped_rowids", "wing_names", "room_names", "place_names", "rowids_of",
     "ids_of_rowids", "dates_of_rowids", "live_ids", "indexed_file_count", "files_titled", "drawer_titles",
     "drawer_texts", "hit_rows", "fact_ends", "names_matching", "has_lowercase_alias", "drawers_with_phrase",
-    "lowercase_count", "oldest_dated_day", "any_dated_between", "id_by_rowid", "mention_counts", "aliases_of",
-    "drawers_naming", "own_dated", "dated_after", "own_dates", "in_places",
+    "lowercase_count", "oldest_dated_day", "latest_dated_day", "any_dated_between", "id_by_rowid", "mention_counts", "aliases_of",
+    "drawers_naming", "own_dated", "dated_after", "own_dates", "in_places", "name_marks", "date_marks",
+    "files_numbered",
 ]
 
 #: SQL condition (over ``drawers d`` joined to ``files f``) of a drawer with no date of
@@ -218,6 +219,13 @@ def oldest_dated_day(conn: sqlite3.Connection) -> str | None:
     ).fetchone()[0]
 
 
+def latest_dated_day(conn: sqlite3.Connection) -> str | None:
+    """The first day (ISO) of the newest drawer with a date of its own (not :data:`UNDATED`)."""
+    return conn.execute(
+        f"SELECT max(d.date_start) FROM drawers d JOIN files f ON f.id = d.file_id WHERE NOT ({UNDATED})"
+    ).fetchone()[0]
+
+
 def any_dated_between(conn: sqlite3.Connection, start: str, end: str) -> bool:
     """Whether a drawer with a date of its own overlaps ``[start, end)`` (ISO days)."""
     return conn.execute(
@@ -291,3 +299,43 @@ def in_places(conn: sqlite3.Connection, drawer_ids: Iterable[str], rooms: list[s
         " AND (f.room IN (SELECT value FROM json_each(?)) OR f.wing IN (SELECT value FROM json_each(?)))",
         (json.dumps(list(drawer_ids)), json.dumps(rooms), json.dumps(wings)),
     )]
+
+
+def name_marks(conn: sqlite3.Connection, drawer_ids: list[str]) -> list[sqlite3.Row]:
+    """The names mining read in the drawers (a few at most): rows ``(drawer_id,
+    char_start, char_end, surface, label, entity_id)``, offsets into the drawer's text,
+    ``label`` the recogniser's (PERSON, ORG, GPE, LOC, FAC, NORP, EVENT…; '' when none)."""
+    return conn.execute(
+        "SELECT drawer_id, char_start, char_end, surface, coalesce(label, '') AS label, entity_id FROM mentions"
+        " WHERE drawer_id IN (SELECT value FROM json_each(?)) ORDER BY drawer_id, char_start",
+        (json.dumps(drawer_ids),)).fetchall()
+
+
+def date_marks(conn: sqlite3.Connection, drawer_ids: list[str]) -> list[sqlite3.Row]:
+    """The dates mining read in the drawers: rows ``(drawer_id, char_start, char_end,
+    surface, start, end, granularity)``, offsets into the drawer's text, ``[start, end)``
+    ISO days."""
+    return conn.execute(
+        "SELECT drawer_id, char_start, char_end, surface, start, end, granularity FROM date_mentions"
+        " WHERE drawer_id IN (SELECT value FROM json_each(?)) ORDER BY drawer_id, char_start",
+        (json.dumps(drawer_ids),)).fetchall()
+
+
+def files_numbered(conn: sqlite3.Connection, number: str, words: list[str], limit: int = 20) -> list[str]:
+    """Drawers (ids, first drawer of each note first) of the notes whose path or title
+    holds ``number`` as a whole number (``3077-contextual-logging/``, ``pep-0008.md``,
+    "ADR 21: …"; leading zeros ignored) and, when ``words`` is not empty, one of them
+    (``kep``, ``pep``, ``adr``, ``rfc``) in the path or title."""
+    rows = conn.execute(
+        "SELECT d.id, f.path, coalesce(f.title, '') AS title FROM drawers d JOIN files f ON f.id = d.file_id"
+        " WHERE (f.path LIKE ? OR f.title LIKE ?) ORDER BY f.path, d.ordinal",
+        (f"%{number}%", f"%{number}%")).fetchall()
+    pattern = re.compile(rf"(?<![0-9])0*{re.escape(number.lstrip('0') or '0')}(?![0-9])")
+    out: list[str] = []
+    for row in rows:
+        place = f"{row['path']} {row['title']}".lower()
+        if pattern.search(place) and (not words or any(w in place for w in words)) and row["id"] not in out:
+            out.append(row["id"])
+        if len(out) >= limit:
+            break
+    return out

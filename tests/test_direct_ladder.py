@@ -1,0 +1,241 @@
+"""The direct answer as a ladder (issue 23): the fact asked for, else the best sentence,
+else "the notes do not say" — each step cited and named; the owner as "I"; change,
+entity, identifier and successor questions; dates in questions — through real mining
+(spaCy, SQLite, Chroma, the packaged model) on a small palace of its own."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from palace.ask.planning import as_owner, document_numbers, plan_question, read_intent
+from palace.ask.questions import read_fact_questions
+from palace.ask.planning import EntityMatch
+from palace.core import Palace
+from palace.nlp.dates import DateInterval, find_date_window
+
+NOW = dt.date(2025, 6, 15)
+NOTES = {
+    "journal/2024-03-01.md": "# Journal\n\nI started at Acme Robotics as a product designer today.\n",
+    "2025-02-03.md": "# Osprey sync\n\nOsprey status: active.\n\nMaya Lin runs the Osprey project day to day"
+                     " since she joined in January.\n",
+    "2024-08-05.md": "# Atlas kickoff\n\nAlice Chen presented Project Atlas with Bruno Diaz. Alice Chen works at"
+                     " Initrode.\n",
+    "2024-09-12.md": "# Reorg\n\nBob Okafor reports to Helen Marsh from today.\n",
+    "keps/576-widget-api/README.md": "# Widget API\n\nThe widget API lets sidecars register widgets.\n",
+    "keps/1022-gadget-api/README.md": "# Gadget API\n\nGadgets replace the older gizmo hooks.\n",
+    "adr/0021-use-postgres.md": "# ADR 21: Use Postgres\n\nStatus: superseded by ADR 36.\n\nWe store events in"
+                                " Postgres.\n\nPostgres gives us row locks.\n\nPostgres backups run nightly.\n",
+    "adr/0036-use-sqlite.md": "# ADR 36: Use SQLite\n\nStatus: accepted. Supersedes ADR 21.\n\nOne file per"
+                              " tenant is simpler to run.\n",
+    "2023-11-20.md": "# Zoo\n\nThe zebra enclosure fence was painted green by the volunteers.\n",
+}
+CONFIG = {
+    "owner": "Sam Rivera",
+    # two of issue 22's predicates, stated by hand: the fact step must answer them
+    "predicates": [
+        {"name": "home_venue", "cardinality": "one", "kind": "state", "subject": ["ORG"],
+         "object": ["FAC", "ORG", "GPE"], "patterns": []},
+        {"name": "chairs", "cardinality": "many", "kind": "state", "subject": ["PERSON"], "object": ["ORG"],
+         "patterns": []},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def mined(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ladder")
+    notes = root / "notes"
+    for name, text in NOTES.items():
+        (notes / name).parent.mkdir(parents=True, exist_ok=True)
+        (notes / name).write_text(text, encoding="utf-8")
+    (root / "palace").mkdir()
+    (root / "palace" / "config.json").write_text(json.dumps(CONFIG), encoding="utf-8")
+    with Palace.open(root / "palace") as palace:
+        palace.mine(notes)
+        palace.add_fact("Atlanta Dream", "home_venue", "State Farm Arena", valid_from=dt.date(2008, 1, 1), new=True)
+        palace.add_fact("Kim Wexler", "chairs", "Harbor Board", valid_from=dt.date(2023, 1, 1), candidate=True,
+                         new=True)
+    return root / "palace"
+
+
+@pytest.fixture
+def palace(mined):
+    with Palace.open(mined, create=False) as opened:
+        yield opened
+
+
+# ---------------------------------------------------------------- step 1: the fact asked for
+
+def test_the_fact_step_answers_only_the_predicate_asked(palace):
+    result = palace.ask("who does Bob Okafor report to", now=NOW)
+    assert (result.direct.kind, result.direct.step) == ("fact", "fact")
+    assert result.direct.text.startswith("Bob Okafor reports to Helen Marsh")
+    assert "reports_to of Bob Okafor" in result.direct.why
+    # who runs Osprey: the graph holds its status, never the answer to who leads it
+    osprey = palace.ask("who leads Osprey now", now=NOW)
+    assert osprey.direct.kind != "facts" and "status" not in osprey.direct.text.lower()
+    assert osprey.direct.step in ("sentence", "abstain")
+    if osprey.direct.kind == "sentence":
+        assert "Maya Lin" in osprey.direct.text and "2025-02-03.md:" in osprey.direct.text
+
+
+def test_issue_22_predicates_are_answered_from_hand_built_facts(palace):
+    venue = palace.ask("what is the home venue of Atlanta Dream", now=NOW)
+    assert venue.answer is not None and venue.answer.predicate == "home_venue"
+    assert venue.direct.kind == "fact" and "State Farm Arena" in venue.direct.text
+
+
+def test_a_candidate_fact_is_never_an_answer(palace):
+    chair = palace.ask("who is the chair of Harbor Board", now=NOW)
+    assert chair.answer is not None and chair.answer.predicate == "chairs"
+    assert chair.answer.values == () and "Kim Wexler" not in chair.direct.text
+
+
+def test_i_and_my_are_the_owner(palace):
+    result = palace.ask("where do I work", now=NOW)
+    assert result.plan.entities and result.plan.entities[0]["name"] == "Sam Rivera"
+    assert any("read as Sam Rivera" in n for n in result.plan.notes)
+    assert result.direct.kind in ("fact", "sentence") and "Acme Robotics" in result.direct.text
+    assert as_owner("what is my role", "Sam Rivera") == "what is Sam Rivera's role"
+    assert as_owner("who manages me", None) == "who manages me"
+
+
+# ------------------------------------------------------- step 2 and 3: a sentence, or not said
+
+def test_the_best_sentence_answers_with_its_span_and_citation(palace):
+    result = palace.ask("who runs the Osprey project", now=NOW)
+    assert (result.direct.kind, result.direct.step) == ("sentence", "sentence")
+    assert result.direct.text.startswith("Maya Lin — 2025-02-03.md:5 «")
+    assert "support" in result.direct.why and "bar" in result.direct.why
+
+
+def test_nothing_that_supports_an_answer_abstains(palace):
+    result = palace.ask("who owned the zebra enclosure from 1870 to 1872", now=NOW)
+    assert result.plan.date_window == {"start": "1870-01-01", "end": "1873-01-01", "granularity": "range"}
+    assert (result.direct.kind, result.direct.step) == ("not said", "abstain")
+    assert result.direct.text.startswith("the notes do not say")
+    assert result.results  # the closest evidence still follows
+
+
+def test_a_sentence_about_someone_else_answers_nothing(palace):
+    # "Zephyr" is in no note: Maya Lin runs Osprey, not Zephyr
+    result = palace.ask("who runs the Zephyr project", now=NOW)
+    assert (result.direct.kind, result.direct.step) == ("not said", "abstain")
+    assert "Maya Lin" not in result.direct.text and "names 0.00" in result.direct.why
+
+
+def test_the_plan_json_names_the_step(mined):
+    from typer.testing import CliRunner
+
+    from palace.cli.main import app
+
+    out = CliRunner().invoke(app, ["ask", "who runs the Osprey project", "--now", NOW.isoformat(), "--json",
+                                   "--palace", str(mined)])
+    data = json.loads(out.stdout)
+    assert data["direct"]["step"] == "sentence" and data["direct"]["why"]
+    assert data["plan"]["direct_step"] == "sentence" and data["plan"]["direct_why"] == data["direct"]["why"]
+
+
+# --------------------------------------------------------------- change and entity questions
+
+def test_what_happened_in_a_period_is_a_change_question(palace):
+    result = palace.ask("what happened in Q3 2024", now=NOW)
+    assert result.plan.intent == "change"
+    assert result.direct.kind == "changes" and "Bob Okafor" in result.direct.text
+
+
+def test_everything_related_to_a_name_lists_its_facts_and_the_names_it_appears_with(palace):
+    for question in ("list everything related to Project Atlas", "everything about Alice Chen"):
+        result = palace.ask(question, now=NOW)
+        assert result.plan.intent == "entity", question
+        assert result.direct.kind == "facts" and result.direct.step == "entity", question
+        assert "appears with" in result.direct.text and "2024-08-05.md:" in result.direct.text, question
+    alice = palace.ask("everything about Alice Chen", now=NOW).direct.text
+    assert "Initrode" in alice and ("Bruno Diaz" in alice or "Project Atlas" in alice or "Atlas" in alice)
+
+
+@pytest.mark.unit
+def test_a_month_is_no_design_record():
+    assert document_numbers("who coached Olympiakos Nicosia from May 2018 to Sep 2019") == ()
+    assert document_numbers("what is the status of PEP 8") == (("pep", "8"),)
+
+
+def test_who_is_names_only_a_name_alone():
+    assert read_intent("who is Mara Bos")[0] == "entity"
+    assert read_intent("Who was the head coach of FC Aachen from 1990 to 1995?")[0] == "lookup"
+
+
+# ----------------------------------------------------------- identifiers and successors
+
+def test_an_identifier_finds_the_note_that_carries_its_number(palace):
+    assert document_numbers("what does KEP-576 say, and ADR 021?") == (("kep", "576"), ("adr", "21"))
+    result = palace.ask("what does KEP-576 propose", now=NOW)
+    assert result.results[0].path == "keps/576-widget-api/README.md"
+    assert any(c.retriever == "document" for c in result.results[0].why.retrievers)
+
+
+def test_what_replaced_a_record_names_its_successor_and_spreads_the_evidence(palace):
+    result = palace.ask("what replaced ADR 21", now=NOW)
+    assert "ADR 36" in result.direct.text and result.direct.kind in ("fact", "sentence")
+    top = [h.path for h in result.results[:4]]
+    assert top.count("adr/0021-use-postgres.md") <= 2 and "adr/0036-use-sqlite.md" in top
+
+
+# ---------------------------------------------------------------------- dates in questions
+
+@pytest.mark.parametrize("question, start, end", [
+    ("who led it from 1870 to 1872", "1870-01-01", "1873-01-01"),
+    ("who was it in 1850", "1850-01-01", "1851-01-01"),
+    ("what happened in the last week of August 2023", "2023-08-25", "2023-09-01"),
+    ("what happened the Monday before July 24, 2023", "2023-07-17", "2023-07-18"),
+    ("what was decided two weeks before August 11, 2023", "2023-07-28", "2023-07-29"),
+])
+def test_dates_in_questions(question, start, end):
+    window, _ = find_date_window(question, dt.date(2026, 12, 2))
+    assert (window.start.isoformat(), window.end.isoformat()) == (start, end)
+
+
+def test_a_bare_old_year_needs_a_preposition():
+    assert find_date_window("what did ticket 1234 say", dt.date(2026, 12, 2)) is None
+
+
+def test_a_relative_date_with_no_notes_is_read_from_the_latest_note(palace):
+    plan = plan_question(palace.conn, "what happened last week", now=dt.date(2026, 11, 30))
+    assert any("holds no note; read from the latest note's date, 2025-02-03" in n for n in plan.notes)
+    assert plan.window == DateInterval(dt.date(2025, 1, 27), dt.date(2025, 2, 3), "week")
+
+
+def test_question_words_of_issue_22_predicates():
+    def name(text, kind):
+        return EntityMatch(text, text, (1,), (kind,), "name")
+
+    cases = [
+        ("who was the chair of Acme Corp", name("Acme Corp", "ORG"), ("chairs", "object")),
+        ("who commanded the Fifth Fleet", name("the Fifth Fleet", "ORG"), ("commands", "object")),
+        ("what league did Alemannia Aachen play in", name("Alemannia Aachen", "ORG"), ("in_league", "subject")),
+        ("who was Ada Lovelace's spouse", name("Ada Lovelace", "PERSON"), ("married_to", "subject")),
+        ("where was Siemens headquartered", name("Siemens", "ORG"), ("headquartered_in", "subject")),
+        ("what replaced PEP 3", name("PEP 3", "DOCUMENT"), ("supersedes", "object")),
+        ("what is KEP-1 blocked by", name("KEP-1", "DOCUMENT"), ("blocked_by", "subject")),
+        ("what does Harbor depend on", name("Harbor", "ORG"), ("depends_on", "subject")),
+        ("what was the capital of Prussia", name("Prussia", "GPE"), ("capital", "subject")),
+        ("what rank did John Smith hold", name("John Smith", "PERSON"), ("rank", "subject")),
+        ("who is the CEO of Siemens", name("Siemens", "ORG"), ("ceo_of", "object")),
+        ("what label was Adele signed to", name("Adele", "PERSON"), ("signed_to", "subject")),
+        ("what is the home venue of Atlanta Dream", name("Atlanta Dream", "ORG"), ("home_venue", "subject")),
+    ]
+    for question, entity, expected in cases:
+        readings = read_fact_questions(question, (entity,))
+        assert readings and (readings[0].predicate, readings[0].side) == expected, question
+
+
+
+# ------------------------------------------------------------------ the README's demo question
+
+def test_the_readme_demo_question_states_the_decision(sample_palace):
+    direct = sample_palace.ask("what did we decide about the Harbor budget").direct
+    assert (direct.kind, direct.step) == ("sentence", "sentence")
+    assert "«Decision: the Harbor budget is" in direct.text
