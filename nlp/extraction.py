@@ -36,6 +36,8 @@ from palace.nlp.sentence import Candidate, Context, Relation, instructs
 if TYPE_CHECKING:
     from spacy.language import Language
 
+    from palace.nlp.topic import Topic
+
 #: spaCy labels (OntoNotes) that become entities in the graph.
 ENTITY_LABELS = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "FAC", "PRODUCT", "EVENT", "NORP", "WORK_OF_ART", "LAW"}
@@ -320,6 +322,8 @@ class Extractor:
                                                   disable=parse_off):
             found = extraction_from_doc(doc, base, known_words(nlp),
                                         date_order=context.date_order if context is not None else None)
+            if context is not None and context.topic is not None:
+                found = replace(found, entities=topic_named(found.entities, context.topic))
             batch.append((doc, replace(found, text=raw), context))
             if len(batch) >= self.batch_size:
                 yield from self._with_relations(batch, can_parse)
@@ -456,6 +460,18 @@ class Extractor:
     def extract(self, text: str, base: dt.date, context: Context | None = None) -> Extraction:
         """Extract from one text (convenience for tests and small inputs)."""
         return next(self.extract_many([(text, base, context)]))
+
+
+def topic_named(entities: Iterable[EntityMention], topic: "Topic") -> tuple[EntityMention, ...]:
+    """The mentions with the note's topic named by its own name: "Pioli", "Leeza Kim
+    Gibbons" and "Fergie (singer)" on their pages are the topic (its short forms,
+    :func:`palace.nlp.topic.note_topic`), whatever label the recogniser gave them."""
+    out = []
+    for mention in entities:
+        if mention.name != topic.name and mention.label not in ("NORP", "DATE") and topic.names(mention.name):
+            mention = replace(mention, name=topic.name)
+        out.append(mention)
+    return tuple(out)
 
 
 def known_words(nlp) -> frozenset[str]:

@@ -275,6 +275,8 @@ class RelationReader(NounReading):
         if token.ent_type_ in NOT_THINGS and sentence.mention_of(token) is None:
             return None
         found = sentence.mention_of(token)
+        if found is None and sentence.is_topic_phrase(token):  # "the club" on the club's page
+            return sentence.topic_mention(token)
         if found is not None and sentence.mentions[found].label in NOT_THINGS:
             return None
         low = token.lemma_.casefold()
@@ -304,10 +306,10 @@ class RelationReader(NounReading):
             return None
         low = token.lower_
         if low in PERSON_PRONOUNS:
-            found = sentence.nearest(token, ("PERSON",))
+            found, _ = sentence.pronoun_referent(token, ("PERSON",))
             return Referent(found, inferred=True) if found is not None else None
         if low in GROUP_PRONOUNS:
-            found = sentence.nearest(token, ORG_LIKE, team=True)
+            found, _ = sentence.pronoun_referent(token, ORG_LIKE, team=True)
             return Referent(found, inferred=True) if found is not None else None
         if low in FIRST_PERSON:
             if low in ("we", "us", "our") and group_act:
@@ -471,7 +473,7 @@ class RelationReader(NounReading):
             resolved = self._resolve(obj, sentence, label)
             mention = resolved.index if resolved is not None else None
         elif obj.lower_ in ("it", "they") and obj.dep_ == "nsubjpass":  # "It was owned by Halcyon Capital"
-            found = sentence.nearest(obj, ORG_LIKE, team=True)
+            found, _ = sentence.pronoun_referent(obj, ORG_LIKE, team=True)
             mention = found if found is not None and sentence.mentions[found].label != "PERSON" else None
         elif obj.lower_ in ("me", "us") and pattern.entity:  # "He reports to me": the speaker
             mention = sentence.first_person_mention(obj)

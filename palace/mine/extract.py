@@ -194,6 +194,10 @@ class _Reading:
         # is close enough for reading facts (a drawer only bounds pronoun look-back)
         chunks = chunk_markdown(text, body_start=body_start, max_tokens=200,
                                 count_tokens=lambda texts: [len(t.split()) * 4 // 3 + 1 for t in texts])
+        if context.topic is None and chunks:  # what the note is about, read from its opening drawer
+            from palace.nlp.topic import note_topic
+
+            context = replace(context, topic=note_topic(context.title, chunks[0].text))
         day = self.when.start
         items = [(c.text, day, replace(context, heading=c.heading_path[-1] if c.heading_path else ""))
                  for c in chunks]
