@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, year_spans
+from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, numeric_spans, year_spans
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
 from palace.nlp.names import LEGAL_SUFFIXES, EntityMention, person_name, whole_names
 from palace.nlp.lines import LineReader, speakers
@@ -557,10 +557,13 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
     entities: list[EntityMention] = []
     dates: list[DateMention] = []
     text = doc.text
+    numeric = numeric_spans(text)  # "03/04/2024": a date, whatever the recogniser made of it
     # whole names: a person's span keeps its hyphens, initials, particles and suffix
     # (palace.nlp.names); a lone "LLC" joins the name before it
     for ent in whole_names(piece for whole in doc.ents for piece in _split_at_blocks(whole, gap=3)):
         sent_index = segment_of.get(ent.start, 0)
+        if ent.label_ in ENTITY_LABELS and any(s < ent.end_char and ent.start_char < e for s, e in numeric):
+            continue
         if ent.label_ in ENTITY_LABELS:
             label = ent.label_
             name = normalise_entity_name(ent.text)
@@ -599,6 +602,11 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
     for start, end, interval in year_spans(text):
         if not any(d.start < end and start < d.end for d in dates):
             dates.append(DateMention(start, end, text[start:end], interval, segment_of.get(_token_at(doc, start), 0)))
+    for start, end in numeric:
+        if not any(d.start < end and start < d.end for d in dates):
+            interval = interpret_date(text, start, end, base, date_order=date_order)
+            if interval is not None:
+                dates.append(DateMention(start, end, text[start:end], interval, segment_of.get(_token_at(doc, start), 0)))
     dates.sort(key=lambda d: d.start)
     sentence_dates: dict[int, DateInterval] = {}
     for mention in dates:

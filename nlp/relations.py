@@ -234,7 +234,8 @@ class RelationReader(NounReading):
             if outer is not None:
                 # a verb many patterns share ("be", "move"): a lexicon or type mismatch
                 # is news only when no pattern of that verb read anything
-                outer.extend(c for c in self._trace if not accepted or not c.reason.startswith(("object not a", "object type")))
+                outer.extend(c for c in self._trace if not accepted or not c.reason.startswith(("object not a", "object type",
+                                                                                            "object is a")))
             self._trace = outer
         if not question or not any(doc[i].pos_ in ("VERB", "AUX") for i in asked):
             out.extend(self._relational(sentence))
@@ -411,6 +412,9 @@ class RelationReader(NounReading):
             return [found] if found is not None else []
         if mode == "direct":  # the direct object whatever the voice: "was prescribed Ramipril"
             found = child_of(verb, "dobj")
+            if found is None and is_passive(verb):  # "was prescribed 50mg Metoprolol"
+                found = next((c for c in verb.children if c.dep_ in ("npadvmod", "oprd", "attr")
+                              and c.pos_ in ("NOUN", "PROPN")), None)
             return [found] if found is not None else []
         if mode == "nsubj-or-prep":
             found = logical_role(verb, "nsubj")
@@ -463,6 +467,8 @@ class RelationReader(NounReading):
             return None, value, hint, None if value else f"object not a {pattern.value}"
         obj = unwrap(obj)
         if obj.ent_type_ in NOT_THINGS and sentence.mention_of(obj) is None:
+            if self.rules.is_value_word(obj.text):  # "Metoprolol", "Premium": a value another rule reads
+                return None, None, None, "object not a thing but a value"
             return None, None, None, "object is a date or a number"
         if obj.lemma_.casefold() in self.rules.values.get("tier_nouns", ()) and self._tier(obj, sentence)[0]:
             return None, None, None, "a plan tier"  # "bought 40 seats of the Enterprise edition": a plan
