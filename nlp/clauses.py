@@ -203,7 +203,7 @@ def subject_token(verb: "Token") -> "Token | None":
             verb = verb.head
             seen += 1
             continue
-        if verb.dep_ in ("xcomp", "advcl") and verb.head.pos_ in ("VERB", "AUX"):
+        if verb.dep_ in ("xcomp", "advcl", "acomp") and verb.head.pos_ in ("VERB", "AUX"):
             verb = verb.head
             seen += 1
             continue

@@ -103,6 +103,11 @@ _GROUP_OBJECTS = frozenset({"plays_for", "member_of", "works_at", "coaches"})
 _PERSONAL_EVENTS = frozenset({"joined", "left", "moved_to"})
 
 
+#: Participles the small model tags as adjectives after "be" that still carry a
+#: registry verb's reading ("was married to Pierre Fabre", "is headquartered in Chico").
+STATE_ADJECTIVES = frozenset({"married", "headquartered", "based", "engaged"})
+
+
 class RelationReader(NounReading):
     """Applies :class:`RelationRules` to parsed sentences. ``known_words``: lower-case
     English words (a capitalised one of them is no name unless tagged a proper noun)."""
@@ -206,7 +211,8 @@ class RelationReader(NounReading):
         asked = {t.head.i for t in doc if t.text == "?"}
         question = bool(asked)
         for token in doc:
-            if token.pos_ not in ("VERB", "AUX") and token.dep_ != "ROOT" and token.tag_ not in ("VBN", "VBD", "VBG"):
+            if token.pos_ not in ("VERB", "AUX") and token.dep_ != "ROOT" and token.tag_ not in ("VBN", "VBD", "VBG") \
+                    and not (token.dep_ == "acomp" and token.lower_ in STATE_ADJECTIVES):  # "was married to"
                 continue
             lemma = token.lemma_.casefold()
             candidates = list(self.rules.by_verb.get(lemma, []))
@@ -276,8 +282,8 @@ class RelationReader(NounReading):
         if token.ent_type_ in NOT_THINGS and sentence.mention_of(token) is None:
             return None
         found = sentence.mention_of(token)
-        if found is None and sentence.is_topic_phrase(token):  # "the club" on the club's page
-            return sentence.topic_mention(token)
+        if found is None and (sentence.is_topic_phrase(token) or sentence.is_topic_name(token)):
+            return sentence.topic_mention(token)  # "the club" on the club's page, "Gibbons" on hers
         if found is not None and sentence.mentions[found].label in NOT_THINGS:
             return None
         low = token.lemma_.casefold()

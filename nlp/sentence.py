@@ -235,6 +235,13 @@ class Sentence:
         return bool(lefts) and all(c.dep_ == "det" and c.lower_ in ("the", "this") for c in lefts) \
             and not any(c.dep_ in ("prep", "acl", "relcl") and c.lower_ != "of" for c in token.rights)
 
+    def is_topic_name(self, token: "Token") -> bool:
+        """A capitalised word the recogniser missed that is one of the topic's short forms
+        ("Gibbons" on Leeza Gibbons's page, tagged a common noun)."""
+        topic = self.context.topic
+        return topic is not None and token.text[:1].isupper() and token.pos_ in ("NOUN", "PROPN") \
+            and not any(c.dep_ == "compound" for c in token.lefts) and topic.names(token.text)
+
     def pronoun_referent(self, token: "Token", labels: Sequence[str], team: bool = False) -> tuple[int | None, bool]:
         """Who a third-person pronoun stands for, and whether it is the note's topic. On
         a page about someone (:class:`palace.nlp.topic.Topic`) a pronoun the topic takes
