@@ -185,6 +185,12 @@ class Extraction:
                          and self.text[chosen.end:m.start].strip().casefold() in ("to", "until", "till", "and", "-", "–", "through")]
             if following:
                 end = self._shifted(relation, following[0]).end
+        else:  # "September 20, 1991 – November 6, 1991", "(Aug 15, 2012–Oct 10, 2013)": a dash joins two dates
+            following = [m for m in self.dates if m.start >= chosen.end and m.start - chosen.end <= 4
+                         and self.text[chosen.end:m.start].strip() in ("-", "–", "—")]
+            if following:
+                later = self._shifted(relation, following[0])
+                end = later.end if later.start >= day.start else None
         return ValidTime(start, end, day.granularity, source)
 
     def _section_date(self, position: int) -> dt.date | None:
@@ -224,6 +230,7 @@ class Extraction:
 
 _YEAR = re.compile(r"\b\d{4}\b|'\d{2}\b")
 _HEADING = re.compile(r"^#{1,6}[ \t]+\S[^\n]*$", re.M)
+_LIST_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]", re.M)
 _INTERVAL = re.compile(r"\b(?:to|until|till|through|thru|and)\b|\d\s*[-–]\s*\d", re.I)
 
 
@@ -418,7 +425,7 @@ class Extractor:
                 found.setdefault(b, []).extend(reader.read(parsed, sent.start_char, s, mentions[b], contexts[b], trace))
         lines = LineReader(rules, self.label_of)
         for b, (doc, extraction, _) in enumerate(batch):
-            if ":" in extraction.text:
+            if ":" in extraction.text or (contexts[b].heading and _LIST_LINE.search(extraction.text)):
                 sentences = segments(doc)
                 bounds = [(seg.start_char, seg.end_char) for seg in sentences]
 
@@ -426,6 +433,7 @@ class Extractor:
                     return next((i for i, (s, e) in enumerate(bounds) if s <= char < e), -1)
 
                 found.setdefault(b, []).extend(lines.read(extraction.text, mentions[b], sentence_of, contexts[b]))
+                found[b].extend(lines.holders(extraction.text, mentions[b], sentence_of, contexts[b]))
         for b, (_, extraction, _) in enumerate(batch):
             if b in found and instructs(extraction.text):  # text that tries to instruct is never a fact
                 relations = found.pop(b)

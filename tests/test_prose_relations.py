@@ -81,3 +81,85 @@ def test_a_medication_is_never_called_a_date_or_a_number(extractor):
     result = extract_text("Dana Lee was prescribed 50mg Metoprolol.", date=DAY, extractor=extractor)
     assert ("Dana Lee", "takes", "Metoprolol") in {(f.subject, f.predicate, f.object) for f in result.facts}
     assert "object is a date or a number" not in {r.reason for r in result.rejected}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Anna Karina was married to Pierre Fabre from 1968 to 1974.",
+     ("Anna Karina", "married_to", "Pierre Fabre", "1968-01-01", "1975-01-01")),
+    ("Wolfgang Heyda commanded U-120 from November 1940 to May 1941.",
+     ("Wolfgang Heyda", "commands", "U-120", "1940-11-01", "1941-06-01")),
+    ("James Parmentier worked in London from 1701 to 1721.",
+     ("James Parmentier", "works_in", "London", "1701-01-01", "1722-01-01")),
+    ("Aero Union is headquartered in Chico.", ("Aero Union", "headquartered_in", "Chico", "2024-06-10", None)),
+    ("Simferopol is the capital of the Republic of Crimea.",
+     ("the Republic of Crimea", "capital", "Simferopol", "2024-06-10", None)),
+    ("The Orion launch depends on the Kestrel dashboard.",
+     ("Orion launch", "depends_on", "Kestrel dashboard", "2024-06-10", None)),
+    ("Dana Lee owns the Orion launch.", ("Dana Lee", "owns", "Orion launch", "2024-06-10", None)),
+])
+def test_biographical_encyclopedic_and_work_relations(extractor, text, expected):
+    assert expected in read(extractor, text)
+
+
+def test_a_policy_line_is_a_fact_of_its_organisation(extractor):
+    text = "# Acme\n\nPolicy: remote work is allowed two days a week.\n"
+    assert ("Acme", "policy", "remote work is allowed two days a week", "2024-06-10", None) in read(extractor, text)
+
+
+def test_requested_by_reads_the_requester_not_whoever_is_asked(extractor):
+    assert ("export feature", "requested_by") not in {(f[0], f[1]) for f in read(extractor, "Tariq Aziz asked HR about the export feature.")}
+    facts = read(extractor, "The Orion export was requested by Dana Lee in May.")
+    assert ("Orion export", "requested_by", "Dana Lee", "2024-05-01", None) in facts
+
+
+def test_a_surname_on_its_own_page_is_the_page_subject(extractor):
+    text = ("# Leeza Gibbons\n\nLeeza Kim Gibbons (born March 26, 1957) is an American talk show host.\n\n"
+            "Gibbons married John Hicks in 1980.\n")
+    assert ("Leeza Gibbons", "married_to", "John Hicks", "1980-01-01", None) in read(extractor, text, title="Leeza Gibbons")
+
+
+HOLDERS = """# FC Example
+
+FC Example is a football club based in Oslo.
+
+Managers.
+
+- Ola Berg (Aug 15, 2012–Oct 10, 2013)
+
+- Kari Nord (2013–2016)
+
+Chief executives.
+
+- Andrzej Klesyk, 2007-2015
+
+Commanding officers of the club from 1975 to 2000.
+
+- 1989–1997: Björn Lundquist
+
+Home grounds.
+
+- Ullevaal Stadion (1985–2004), the old ground.
+
+Honours.
+
+- Norwegian Cup (1999–2000)
+"""
+
+
+def test_a_list_of_holders_under_its_label_gives_each_holder_and_years(extractor):
+    facts = read(extractor, HOLDERS, title="FC Example")
+    assert ("Ola Berg", "coaches", "FC Example", "2012-08-15", "2013-10-11") in facts
+    assert ("Kari Nord", "coaches", "FC Example", "2013-01-01", "2017-01-01") in facts
+    assert ("Andrzej Klesyk", "ceo_of", "FC Example", "2007-01-01", "2016-01-01") in facts
+    assert ("Björn Lundquist", "commands", "FC Example", "1989-01-01", "1998-01-01") in facts
+    assert ("FC Example", "home_venue", "Ullevaal Stadion", "1985-01-01", "2005-01-01") in facts
+    assert not any("Norwegian Cup" in (f[0], f[2]) for f in facts)  # honours name no holder
+
+
+def test_the_holders_of_an_office_hold_it_as_their_role(extractor):
+    text = ("# Permanent Secretary to the Treasury\n\nThe Permanent Secretary to the Treasury is the most senior"
+            " civil servant of HM Treasury.\n\nPermanent Secretaries to the Treasury.\n\n"
+            "- Sir Ralph Lingen (1870–1885)\n\n- Sir Reginald Welby (1885–1894)\n")
+    facts = read(extractor, text, title="Permanent Secretary to the Treasury")
+    assert ("Sir Ralph Lingen", "role", "Permanent Secretary to the Treasury", "1870-01-01", "1886-01-01") in facts
+    assert ("Sir Reginald Welby", "role", "Permanent Secretary to the Treasury", "1885-01-01", "1895-01-01") in facts
