@@ -476,8 +476,12 @@ def topic_named(entities: Iterable[EntityMention], topic: "Topic") -> tuple[Enti
     :func:`palace.nlp.topic.note_topic`), whatever label the recogniser gave them."""
     out = []
     for mention in entities:
-        if mention.name != topic.name and mention.label not in ("NORP", "DATE") and topic.names(mention.name):
-            mention = replace(mention, name=topic.name)
+        if mention.label not in ("NORP", "DATE") and topic.names(mention.name):
+            # the page says what its subject is: a person's page is about a person, a
+            # company's page names no person by the company's name
+            label = "PERSON" if topic.person else topic.label if mention.label == "PERSON" else mention.label
+            if (mention.name, mention.label) != (topic.name, label):
+                mention = replace(mention, name=topic.name, label=label)
         out.append(mention)
     return tuple(out)
 

@@ -239,8 +239,15 @@ class Sentence:
         """A capitalised word the recogniser missed that is one of the topic's short forms
         ("Gibbons" on Leeza Gibbons's page, tagged a common noun)."""
         topic = self.context.topic
-        return topic is not None and token.text[:1].isupper() and token.pos_ in ("NOUN", "PROPN") \
-            and not any(c.dep_ == "compound" for c in token.lefts) and topic.names(token.text)
+        if topic is None or not token.text[:1].isupper() or token.pos_ not in ("NOUN", "PROPN"):
+            return False
+        first = token
+        while True:  # "Kestrel Insurance": the proper nouns compounded before the head
+            before = [c for c in first.lefts if c.dep_ == "compound" and c.i == first.i - 1 and c.text[:1].isupper()]
+            if not before:
+                break
+            first = before[0]
+        return topic.names(self.doc[first.i:token.i + 1].text)
 
     def pronoun_referent(self, token: "Token", labels: Sequence[str], team: bool = False) -> tuple[int | None, bool]:
         """Who a third-person pronoun stands for, and whether it is the note's topic. On
