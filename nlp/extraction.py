@@ -425,7 +425,7 @@ class Extractor:
                 found.setdefault(b, []).extend(reader.read(parsed, sent.start_char, s, mentions[b], contexts[b], trace))
         lines = LineReader(rules, self.label_of)
         for b, (doc, extraction, _) in enumerate(batch):
-            if ":" in extraction.text or (contexts[b].heading and _LIST_LINE.search(extraction.text)):
+            if ":" in extraction.text or _LIST_LINE.search(extraction.text):
                 sentences = segments(doc)
                 bounds = [(seg.start_char, seg.end_char) for seg in sentences]
 
@@ -434,6 +434,11 @@ class Extractor:
 
                 found.setdefault(b, []).extend(lines.read(extraction.text, mentions[b], sentence_of, contexts[b]))
                 found[b].extend(lines.holders(extraction.text, mentions[b], sentence_of, contexts[b]))
+        if self.trace:
+            for b, (doc, extraction, _) in enumerate(batch):
+                rejected.setdefault(b, []).extend(_unread(doc, mentions[b], found.get(b, ()), rejected.get(b, ())))
+                if not rejected[b]:
+                    del rejected[b]
         for b, (_, extraction, _) in enumerate(batch):
             if b in found and instructs(extraction.text):  # text that tries to instruct is never a fact
                 relations = found.pop(b)
@@ -468,6 +473,29 @@ class Extractor:
     def extract(self, text: str, base: dt.date, context: Context | None = None) -> Extraction:
         """Extract from one text (convenience for tests and small inputs)."""
         return next(self.extract_many([(text, base, context)]))
+
+
+def _unread(doc, mentions, relations, candidates) -> list[Candidate]:
+    """For the trace: a line for each sentence that names someone or something but that
+    no rule read nor turned down ("Bob Martinez mentors Alice Chen."), so that every such
+    sentence shows in ``palace extract`` with why it gave no fact."""
+    read = {r.sentence for r in relations} | {c.sentence for c in candidates}
+    spans = [(r.start, r.end) for r in relations] + [(c.start, c.end) for c in candidates]
+    out = []
+    for s, segment in enumerate(segments(doc)):
+        if s in read or any(a < segment.end_char and segment.start_char < b for a, b in spans):
+            continue
+        named = [m.name for m in mentions if segment.start_char <= m.start < segment.end_char
+                 and m.label in ENTITY_LABELS]
+        named += [t.text for t in segment[1:] if t.text[:1].isupper() and any(c.isalpha() for c in t.text)
+                  and t.ent_type_ not in ("DATE", "TIME") and doc[t.i - 1].text not in (":", "\n")
+                  and t.lower_ not in ("i", "i'm", "i've") and not any(t.text in n for n in named)]
+        if named:
+            verb = next((t for t in segment if t.pos_ == "VERB"), None)
+            reason = f"no rule reads \"{verb.lemma_}\"" if verb is not None else "no rule reads it"
+            out.append(Candidate(s, segment.start_char, segment.end_char, "unread", "-", reason, named[0],
+                                 named[1] if len(named) > 1 else None))
+    return out
 
 
 def topic_named(entities: Iterable[EntityMention], topic: "Topic") -> tuple[EntityMention, ...]:

@@ -163,3 +163,11 @@ def test_the_holders_of_an_office_hold_it_as_their_role(extractor):
     facts = read(extractor, text, title="Permanent Secretary to the Treasury")
     assert ("Sir Ralph Lingen", "role", "Permanent Secretary to the Treasury", "1870-01-01", "1886-01-01") in facts
     assert ("Sir Reginald Welby", "role", "Permanent Secretary to the Treasury", "1885-01-01", "1895-01-01") in facts
+
+
+def test_every_sentence_that_names_something_gets_a_line(extractor):
+    result = extract_text("Bob Martinez mentors Alice Chen.\nDecision: the billing service moves to MySQL.\n",
+                          date=DAY, extractor=extractor)
+    lines = {(r.line, r.reason) for r in result.rejected} | {(f.line, f.predicate) for f in result.facts}
+    assert {line for line, _ in lines} == {1, 2}
+    assert ("Bob Martinez", "Alice Chen") in {(r.subject, r.object) for r in result.rejected}
