@@ -124,9 +124,22 @@ class Extraction:
         """The first date inside the relation's own clause (a date elsewhere in the
         sentence belongs to another clause: "she stays on Metformin; he'll review it in
         August")."""
+        # a list of holders brackets each holder's years: "- Kari Nord (2013–2016)"
+        dates = self.dates if relation.rule.startswith("list-") else [m for m in self.dates if not self._life_dates(m)]
         if relation.date_tokens:
-            return next((m for m in self.dates if any(m.start <= t < m.end for t in relation.date_tokens)), None)
-        return next((m for m in self.dates if relation.clause_start <= m.start and m.end <= relation.clause_end), None)
+            return next((m for m in dates if any(m.start <= t < m.end for t in relation.date_tokens)), None)
+        return next((m for m in dates if relation.clause_start <= m.start and m.end <= relation.clause_end), None)
+
+    def _life_dates(self, mention: DateMention) -> bool:
+        """Whether a date stands in brackets right after a person's name ("married Edith
+        Bolton (1854–1943)", "Adalbert Berkenkamp (1868-1947)"): that person's life, not
+        when the clause held."""
+        before = self.text[:mention.start].rstrip()
+        if not before.endswith("("):
+            return False
+        bracket = len(before) - 1
+        name_end = len(self.text[:bracket].rstrip())
+        return any(e.label == "PERSON" and e.end == name_end for e in self.entities)
 
     def _shifted(self, relation: Relation, chosen: DateMention) -> DateInterval:
         interval = chosen.interval

@@ -101,6 +101,11 @@ def _label_above(text: str, at: int) -> str | None:
     return None
 
 
+#: List entries that name no holder ("1724–1728: Vacant").
+_NO_HOLDER = frozenset({"vacant", "none", "unknown", "tbd", "tba", "various", "n/a", "abolished", "position abolished",
+                        "office abolished", "post abolished", "interregnum", "acting", "see above"})
+
+
 def _holder_name(item: str) -> str | None:
     """The name of a holders' list item, when the item gives a year: "Themistoklis
     Kourousopoulos (1983–1988)", "1989–1997: Björn Lundquist", "Andrzej Klesyk,
@@ -121,6 +126,8 @@ def _holder_name(item: str) -> str | None:
         if _YEARS.search(name):
             return None
     name = name.strip(" .:–—-")
+    if name.casefold() in _NO_HOLDER:
+        return None
     words = name.split()
     if not 1 <= len(words) <= 8 or not words[0][:1].isupper():
         return None

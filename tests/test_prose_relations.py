@@ -171,3 +171,21 @@ def test_every_sentence_that_names_something_gets_a_line(extractor):
     lines = {(r.line, r.reason) for r in result.rejected} | {(f.line, f.predicate) for f in result.facts}
     assert {line for line, _ in lines} == {1, 2}
     assert ("Bob Martinez", "Alice Chen") in {(r.subject, r.object) for r in result.rejected}
+
+
+def test_life_dates_after_a_name_do_not_date_the_clause(extractor):
+    facts = read(extractor, "Edward Sonnenschein married Edith Bolton (1854–1943) in 1881.")
+    assert ("Edward Sonnenschein", "married_to", "Edith Bolton", "1881-01-01", None) in facts
+
+
+def test_a_vacancy_in_a_list_of_holders_is_nobody(extractor):
+    text = ("# Permanent Secretary to the Treasury\n\nThe Permanent Secretary to the Treasury is the most senior"
+            " civil servant of HM Treasury.\n\nPermanent Secretaries to the Treasury.\n\n"
+            "- 1724–1728: Vacant\n\n- 1728–1730: Sir Ralph Lingen\n")
+    facts = read(extractor, text, title="Permanent Secretary to the Treasury")
+    assert {f[0] for f in facts if f[1] == "role"} == {"Sir Ralph Lingen"}
+
+
+def test_held_on_an_island_blocks_nothing(extractor):
+    facts = read(extractor, "The FIDE Grand Swiss Tournament 2019 was held on the Isle of Man.")
+    assert not [f for f in facts if f[1] == "blocked_by"]
