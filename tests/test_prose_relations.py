@@ -189,3 +189,12 @@ def test_a_vacancy_in_a_list_of_holders_is_nobody(extractor):
 def test_held_on_an_island_blocks_nothing(extractor):
     facts = read(extractor, "The FIDE Grand Swiss Tournament 2019 was held on the Isle of Man.")
     assert not [f for f in facts if f[1] == "blocked_by"]
+
+
+@pytest.mark.parametrize("text", [
+    "Abdullah bin Saud was executed in the Ottoman capital Istanbul.",
+    "Philips Arena, the Gwinnett Arena (now Infinite Energy Arena) and Alexander Memorial Coliseum were candidates.",
+])
+def test_a_capital_or_arena_named_in_passing_is_no_fact(extractor, text):
+    facts = read(extractor, text)
+    assert not [f for f in facts if f[1] in ("capital", "home_venue")]
