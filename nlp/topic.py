@@ -175,12 +175,20 @@ def _first_sentence(body: str) -> str:
     return ""
 
 
+#: Title words of a record of an occasion (minutes, a journal), which is about no one thing.
+_RECORD_WORDS = frozenset({"meeting", "meetings", "minutes", "notes", "sync", "agenda", "standup", "stand-up",
+                           "retro", "retrospective", "journal", "diary", "log", "call", "1:1", "weekly", "daily",
+                           "triage", "recap", "summary", "update", "updates", "planning"})
+
+
 def _plausible(name: str) -> bool:
     words = name.split()
     if not words or len(words) > 9 or not any(ch.isalpha() for ch in name):
         return False
     if name.endswith(("?", "!", ":")) or re.fullmatch(r"[\d\s/.:-]+", name):
         return False
+    if re.search(r"\d{4}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}", name) or {w.casefold().strip(":,") for w in words} & _RECORD_WORDS:
+        return False  # "Council meeting 2025-01-17", "T-Lang Meeting: Current meeting": a record, not a subject
     capitalised = sum(1 for w in words if w[:1].isupper() or w[:1].isdigit())
     return capitalised >= max(1, (len(words) + 1) // 2)
 
