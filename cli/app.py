@@ -73,13 +73,31 @@ def console(*, stderr: bool = False, **options: Any) -> "Console":
     """A rich ``Console`` on stdout (or stderr) with ``options``. Under the warm server it
     renders for the caller's terminal (:data:`TERMINAL`), so a served command prints what
     it would print here."""
-    from rich.console import Console
-
+    Console = _console_class()
     terminal = TERMINAL.get()
     if terminal is None:
         return Console(stderr=stderr, **options)
     return Console(stderr=stderr, force_terminal=terminal.stderr_tty if stderr else terminal.stdout_tty,
                    width=terminal.width, _environ=terminal.env, **options)
+
+
+_CONSOLE: list = []
+
+
+def _console_class():
+    """rich's ``Console``, but a closed pipe ends the command with exit 0 (rich's own
+    ``on_broken_pipe`` exits 1): see :func:`closed_pipe`."""
+    if not _CONSOLE:
+        from rich.console import Console
+
+        class PipedConsole(Console):
+            def on_broken_pipe(self) -> None:
+                self.quiet = True
+                closed_pipe()
+                raise typer.Exit(0)
+
+        _CONSOLE.append(PipedConsole)
+    return _CONSOLE[0]
 
 
 def fail(message: str, hint: str | None = None) -> None:
@@ -91,10 +109,28 @@ def fail(message: str, hint: str | None = None) -> None:
     raise typer.Exit(1)
 
 
+def closed_pipe() -> None:
+    """What to do when the reader of stdout went away (``palace ask … | head -1``): send
+    what is left to print nowhere — stdout pointed at ``/dev/null``, so the interpreter's
+    last flush cannot fail either (the recipe of Python's ``signal`` docs). The command
+    then ends with exit 0, as ``head`` had all it asked for."""
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor (a served command's stream): nothing to redirect
+        pass
+
+
 def guarded(func: Callable) -> Callable:
     """Decorator for commands: any failure a user can meet (:func:`palace.errors.translate`:
     a :class:`PalaceError`, an error of SQLite or of the vector store underneath) becomes
-    ``Error: … / hint`` and exit 1, never a traceback; anything else is a bug and raises."""
+    ``Error: … / hint`` and exit 1, never a traceback; anything else is a bug and raises.
+    A reader of stdout that went away (a closed pipe) ends the command with exit 0
+    (:func:`closed_pipe`)."""
     import functools
 
     from palace.errors import translate
@@ -103,6 +139,9 @@ def guarded(func: Callable) -> Callable:
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
+        except BrokenPipeError:
+            closed_pipe()
+            raise typer.Exit(0) from None
         except Exception as exc:
             error = translate(exc)
             if error is None:

@@ -181,6 +181,8 @@ def render(result, *, explain: bool = False) -> None:
         if heading:
             out.print(f"   [dim]{escape(heading)}[/]")
         out.print(f"   {escape(hit.snippet)}")
+        if hit.caution:  # an untrusted wing, or a fact read here the user rejected or retracted
+            out.print(f"   [bold red]caution:[/] [red]{escape('; '.join(hit.caution))}[/]")
         if hit.same_text_in:
             more = ", ".join(hit.same_text_in[:5]) + (" …" if len(hit.same_text_in) > 5 else "")
             out.print(f"   [dim]same text in {escape(more)}[/]")

@@ -33,24 +33,27 @@ def _print(decision, as_json: bool) -> None:
 @fact_app.command("add")
 @guarded
 def add(
-    subject: str = typer.Argument(..., help="A name or alias (a new name makes a new entity)."),
+    subject: str = typer.Argument(..., help="A name or alias (a name the palace does not know needs --new)."),
     predicate: str = typer.Argument(..., help="A predicate of the registry (works_at, reports_to, role…)."),
     obj: str = typer.Argument(..., metavar="OBJECT", help="A name, or a value for a predicate that takes one."),
     valid_from: Optional[str] = typer.Option(None, "--from", help="First day it holds (YYYY-MM-DD)."),
     valid_to: Optional[str] = typer.Option(None, "--to", help="First day it no longer holds."),
     note: str = typer.Option("", "--note", help="Why, or where it comes from; shown as its citation."),
     wing: Optional[str] = typer.Option(None, "--wing", help="Its wing (default: where the subject is mentioned most)."),
+    new: bool = typer.Option(False, "--new", help="Make a name the palace does not know a new entity."),
     palace_dir: Optional[Path] = PalaceOption,
     as_json: bool = typer.Option(False, "--json", help="Print the decision as JSON."),
 ) -> None:
     """State a fact (evidence `user`). It supersedes like a mined fact: a one-value fact
-    added for a later day closes the earlier value."""
+    added for a later day closes the earlier value. A name the palace does not know is
+    refused with the closest known ones, unless --new."""
     from palace.core import Palace
 
     start = parse_day(valid_from, "--from")
     end = parse_day(valid_to, "--to")
     with Palace.open(palace_dir, create=False) as palace:
-        _print(palace.add_fact(subject, predicate, obj, valid_from=start, valid_to=end, note=note, wing=wing), as_json)
+        _print(palace.add_fact(subject, predicate, obj, valid_from=start, valid_to=end, note=note, wing=wing, new=new),
+               as_json)
 
 
 @fact_app.command("retract")
@@ -120,18 +123,20 @@ def decisions(
 @app.command()
 @guarded
 def observe(
-    entity: str = typer.Argument(..., help="A name or alias (a new name makes a new entity)."),
+    entity: str = typer.Argument(..., help="A name or alias (a name the palace does not know needs --new)."),
     text: str = typer.Argument(..., help='A free statement: "prefers email over phone", "timezone is CET".'),
     valid_from: Optional[str] = typer.Option(None, "--from", help="First day it holds (YYYY-MM-DD)."),
+    new: bool = typer.Option(False, "--new", help="Make a name the palace does not know a new entity."),
     palace_dir: Optional[Path] = PalaceOption,
     as_json: bool = typer.Option(False, "--json", help="Print the decision as JSON."),
 ) -> None:
     """Attach an observation to an entity, with valid time: it shows on its card and can
-    be retracted like a fact (`palace fact retract ID`)."""
+    be retracted like a fact (`palace fact retract ID`). A name the palace does not know
+    is refused with the closest known ones, unless --new."""
     from palace.core import Palace
 
     with Palace.open(palace_dir, create=False) as palace:
-        _print(palace.observe(entity, text, valid_from=parse_day(valid_from, "--from")), as_json)
+        _print(palace.observe(entity, text, valid_from=parse_day(valid_from, "--from"), new=new), as_json)
 
 
 review_app = typer.Typer(help="Candidates awaiting review: list, accept, reject.", invoke_without_command=True)

@@ -68,7 +68,11 @@ def _render(result, as_json: bool) -> None:
     if result.pending_review:
         out.print(f"[magenta]{result.pending_review} candidate fact{'' if result.pending_review == 1 else 's'} about"
                   f" this await review, not counted here (palace review)[/]")
+    labelled = result.history
     for f in result.facts:
+        if f.valid_from is None and not labelled:  # dated facts first, then the undated ones, under a label
+            labelled = True
+            out.print("[bold]undated[/] [dim](no day in the note for when it began; listed after the dated facts)[/]")
         when = f"{f.valid_from or '?'} → {f.valid_to or 'now'}"
         mark = {"current": "", "ended": " [yellow]ended[/]", "superseded": f" [yellow]superseded by #{f.superseded_by}[/]",
                 "invalidated": f" [red]invalidated {f.invalidated_at}: {escape(f.invalidation_reason or '')}[/]",

@@ -26,6 +26,7 @@ def _load_app():
     from palace.cli import extract as _extract  # noqa: F401
     from palace.cli import fact as _fact  # noqa: F401
     from palace.cli import forget as _forget  # noqa: F401
+    from palace.cli import map as _map  # noqa: F401
     from palace.cli import facts as _facts  # noqa: F401
     from palace.cli import mcp_server as _mcp_server  # noqa: F401
     from palace.cli import mine as _mine  # noqa: F401
@@ -48,7 +49,8 @@ def run() -> None:
     """Console entry point. A read command goes to the palace's warm server when one runs
     (:func:`palace.cli.client.forward`); otherwise, and for every other command, it runs
     here. Files the command creates are owner-only (umask 077): a palace holds the text
-    of the notes."""
+    of the notes. A closed pipe on stdout (``palace ask … | head -1``) ends it with exit 0
+    and no traceback, whether a server answered or not."""
     import os
 
     os.umask(0o077)
@@ -62,6 +64,11 @@ def run() -> None:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    except BrokenPipeError:
+        from palace.cli.app import closed_pipe
+
+        closed_pipe()
+        sys.exit(0)
 
 
 if __name__ == "__main__":

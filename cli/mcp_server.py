@@ -57,7 +57,7 @@ def build_server(palace, *, wing: str | None = None):
         known = palace.wings()
         if wing not in known:
             raise UsageError(f"no wing {wing!r} in this palace", hint=f"wings: {', '.join(sorted(known))}")
-    server = MCPServer("palace", instructions=(
+    server = MCPServer("palace", version=palace_version(), instructions=(
         "palace holds the user's notes as drawers and a temporal knowledge graph. Use `ask` for questions "
         "(cited drawers and a direct answer), `search_nodes` and `open_nodes` for people, organisations and "
         "projects, `facts`/`history`/`changes` for what holds, held and changed (valid time), and "
@@ -156,22 +156,24 @@ def build_server(palace, *, wing: str | None = None):
         return data
 
     @server.tool()
-    def remember(entity: str, text: str, since: Optional[str] = None) -> dict[str, Any]:
+    def remember(entity: str, text: str, since: Optional[str] = None, new: bool = False) -> dict[str, Any]:
         """Remember an observation about an entity ("prefers email over phone", "timezone
         is CET"), valid from `since` (YYYY-MM-DD). It is a candidate the user reviews,
-        unless the palace lets agents commit."""
+        unless the palace lets agents commit. A name the palace does not know is refused
+        with the closest known names; `new` makes it a new entity."""
         return written(call_raw(palace.observe, entity, text, valid_from=day(since, "since"), by="agent",
-                                candidate=not agent_commits, wing=wing))
+                                candidate=not agent_commits, wing=wing, new=new))
 
     @server.tool()
     def relate(subject: str, predicate: str, object: str, since: Optional[str] = None,
-               until: Optional[str] = None, note: str = "") -> dict[str, Any]:
+               until: Optional[str] = None, note: str = "", new: bool = False) -> dict[str, Any]:
         """State a typed fact (`subject predicate object`, a predicate of the registry:
         works_at, reports_to, role, leads…) valid over [since, until). It is a candidate
-        the user reviews, unless the palace lets agents commit."""
+        the user reviews, unless the palace lets agents commit. A name the palace does not
+        know is refused with the closest known names; `new` makes it a new entity."""
         return written(call_raw(palace.add_fact, subject, predicate, object, valid_from=day(since, "since"),
                                 valid_to=day(until, "until"), note=note, wing=wing, by="agent",
-                                candidate=not agent_commits))
+                                candidate=not agent_commits, new=new))
 
     @server.tool()
     def retract(fact_id: int, reason: str = "") -> dict[str, Any]:
@@ -183,6 +185,51 @@ def build_server(palace, *, wing: str | None = None):
         return written(call_raw(palace.retract_fact, fact_id, reason=reason, by="agent", pending=not agent_commits))
 
     return server
+
+
+def palace_version() -> str:
+    """palace's version as installed (``0.1.0``), for the server's ``initialize`` reply."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("palace")
+    except PackageNotFoundError:  # a source tree never installed
+        return "0+unknown"
+
+
+def _refuse(exc: Exception) -> None:
+    """The server cannot start (an unknown ``--wing``, a private wing not named, no
+    palace): tell the client in its own protocol — the ``initialize`` request (and any
+    other before it) is answered with a JSON-RPC error carrying the message and its hint,
+    so an agent reads why instead of "connection closed" — then raise the error for the
+    command line (``Error: …`` on stderr, exit 1). A terminal on stdin gets only the latter."""
+    import json
+
+    error = translate(exc)
+    if error is None:
+        raise exc
+    if not _isatty(sys.stdin):
+        for line in sys.stdin:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(message, dict) or "id" not in message or "method" not in message:
+                continue  # a notification wants no answer
+            reply = {"jsonrpc": "2.0", "id": message["id"],
+                     "error": {"code": -32603, "message": f"palace mcp could not start: {_said(error)}"}}
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+            if message["method"] == "initialize":
+                break
+    raise error
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 def _card(palace, names, entities: int, facts: int, wing: str | None):
@@ -207,8 +254,15 @@ def mcp_command(
     from palace.core import Palace
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)  # stdout carries the protocol only
-    with Palace.open(palace_dir, create=False) as palace:
-        server = build_server(palace, wing=wing)
+    try:
+        palace = Palace.open(palace_dir, create=False)
+    except Exception as exc:
+        _refuse(exc)
+    with palace:
+        try:
+            server = build_server(palace, wing=wing)
+        except Exception as exc:
+            _refuse(exc)
         try:  # load the model and the vector index before the first call
             palace.ask("what changed", top_k=1, wing=wing)
         except PalaceError:

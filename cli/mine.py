@@ -23,7 +23,6 @@ def mine(
 ) -> None:
     """Mine PATH into the palace: drawers, entities, dates, facts, vectors."""
     from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from palace.core import Palace
 
@@ -31,11 +30,7 @@ def mine(
         raise UsageError(f"not a folder: {path}", hint="give `palace mine` a folder of notes")
     err = console(stderr=True)
     with Palace.open(palace_dir) as palace:
-        progress = Progress(
-            TextColumn("[bold]mining[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(), TextColumn("[dim]{task.fields[current]}"), console=err, transient=True,
-            disable=as_json,
-        )
+        progress = _progress_bar(err, disable=as_json)
         state = {"task": None, "drawers": 0}
 
         def on_start(total: int) -> None:
@@ -44,18 +39,27 @@ def mine(
         def on_file(outcome) -> None:
             state["drawers"] += outcome.drawers
             state["files"] = state.get("files", 0) + 1
-            progress.update(state["task"], advance=1, current=escape(outcome.path[-50:]),
+            progress.update(state["task"], advance=1, current=outcome.path,
                             rate=f"{state['drawers']} drawers")
             if not err.is_terminal and not as_json and state["files"] % 50 == 0:
                 err.print(f"mining: {state['files']} paths done, {state['drawers']} drawers", highlight=False)
 
         def on_progress(note: str, read: int, total: int) -> None:
-            progress.update(state["task"], current=escape(f"{note[-40:]} {read}/{total} drawers"))
+            progress.update(state["task"], current=f"{note} {read}/{total} drawers")
             if not err.is_terminal and not as_json and (read % 500 == 0 or read == total):
                 err.print(f"mining: {note}: {read}/{total} drawers read", highlight=False)
 
+        def on_phase(phase: str, done: int, total: int) -> None:
+            # after the last path the bar stays full: say what the run still does
+            current = "resolving names" if phase == "resolving" else f"vectors {done}/{total} drawers"
+            progress.update(state["task"], current=current, refresh=True)
+            if not err.is_terminal and not as_json and state.get("phase") != phase:  # a log: once a phase
+                err.print(f"mining: {current}", highlight=False)
+            state["phase"] = phase
+
         with progress:
-            report = palace.mine(path, wing=wing, on_file=on_file, on_start=on_start, on_progress=on_progress)
+            report = palace.mine(path, wing=wing, on_file=on_file, on_start=on_start, on_progress=on_progress,
+                                 on_phase=on_phase)
     if as_json:
         typer.echo(to_json(report))
         return
@@ -77,3 +81,38 @@ def mine(
         out.print("[yellow]no notes found[/] (palace reads .md, .markdown and .txt files)")
     if report.skipped:
         out.print("[dim]`palace status` lists skipped files and why.[/]")
+
+
+def _progress_bar(err, *, disable: bool):
+    """The bar of ``palace mine`` on the console ``err``: label, bar, paths done, drawers,
+    clock, then the path at hand (its task's ``current`` field) — shortened from its start
+    to the room the terminal leaves, so a narrow terminal cuts the path, never the count
+    or the clock."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.table import Column
+    from rich.text import Text
+
+    class CurrentColumn(ProgressColumn):
+        def render(self, task) -> Text:
+            total = len(str(int(task.total or 0)))
+            used = len("mining") + BAR + 2 * total + 1 + len(task.fields["rate"]) + len("0:00:00") + 5 + 1
+            return Text(_tail(task.fields["current"], err.width - used), style="dim", no_wrap=True)
+
+    def fixed() -> Column:
+        return Column(no_wrap=True)
+
+    return Progress(
+        TextColumn("[bold]mining[/]", table_column=fixed()), BarColumn(bar_width=BAR, table_column=fixed()),
+        MofNCompleteColumn(table_column=fixed()), TextColumn("{task.fields[rate]}", table_column=fixed()),
+        TimeElapsedColumn(table_column=fixed()), CurrentColumn(), console=err, transient=True, disable=disable,
+    )
+
+
+#: columns of the progress bar's bar
+BAR = 20
+
+
+def _tail(text: str, room: int) -> str:
+    """``text`` cut from its start to ``room`` characters (at least 8), led by "…"."""
+    room = max(8, room)
+    return text if len(text) <= room else "…" + text[len(text) - room + 1:]

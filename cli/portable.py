@@ -47,7 +47,7 @@ def import_command(
 ) -> None:
     """Replay the user's decisions of an export (merges, splits, added, retracted,
     confirmed, accepted and rejected facts) into this palace — one mined again from the
-    same notes keeps every correction."""
+    same notes keeps every correction — and forget the notes the export's palace forgot."""
     from palace.core import Palace
 
     with Palace.open(palace_dir, create=False) as palace:
@@ -58,3 +58,6 @@ def import_command(
     typer.echo(f"imported {report.entity_decisions} entity decisions and {report.fact_decisions + report.facts_added}"
                f" fact decisions ({report.facts_added} facts added again, {report.facts_changed} facts changed now;"
                f" {report.already_present} already here)")
+    if report.notes_forgotten:
+        typer.echo(f"forgot {report.notes_forgotten} note{'' if report.notes_forgotten == 1 else 's'} the export's"
+                   f" palace had forgotten; they will not be mined again (`palace forget --allow PATH` lets them)")

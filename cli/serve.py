@@ -307,15 +307,28 @@ def _same_user(sock: socket.socket) -> bool:
 
 @app.command()
 @guarded
-def serve(palace_dir: Optional[Path] = PalaceOption) -> None:
+def serve(
+    port: Optional[int] = typer.Argument(None, metavar="[PORT]", min=0, max=65535,
+                                         help="With --http: the port (default: a free one)."),
+    http: bool = typer.Option(False, "--http", help="Serve the map (palace map) to a browser on 127.0.0.1,"
+                                                     " behind a token printed in the URL."),
+    wing: Optional[str] = typer.Option(None, "--wing", help="With --http: only this wing (a private wing needs it)."),
+    palace_dir: Optional[Path] = PalaceOption,
+) -> None:
     """Answer `palace ask`, `status`, `facts`, `history`, `entity`, `changes` and `card` from this
     warm process until Ctrl-C or SIGTERM, for scripts and agents (a watcher does the same
-    while it runs). Their output is the same; they answer in a tenth of the time."""
+    while it runs). Their output is the same; they answer in a tenth of the time. With
+    --http [PORT], serve the map to a browser instead."""
     from palace.core import Palace
 
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())
     signal.signal(signal.SIGINT, lambda *_: stopping.set())
+    if not http and (port is not None or wing is not None):
+        raise UsageError("PORT and --wing go with --http", hint="palace serve --http 8765 --wing notes")
+    if http:
+        _serve_map(palace_dir, port or 0, wing, stopping)
+        return
     with Palace.open(palace_dir, create=False) as palace:
         server = Server(palace)
         server.start()
@@ -323,6 +336,25 @@ def serve(palace_dir: Optional[Path] = PalaceOption) -> None:
         sys.stdout.flush()
         try:
             while not stopping.wait(1.0):
+                pass
+        finally:
+            server.stop()
+    typer.echo(f"stopped after {server.requests} requests")
+
+
+def _serve_map(palace_dir: Optional[Path], port: int, wing: Optional[str], stopping: threading.Event) -> None:
+    """``palace serve --http``: the map on 127.0.0.1 behind a token, until ``stopping``."""
+    from palace.core import Palace
+
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s")
+    with Palace.open(palace_dir, create=False) as palace:
+        server = palace.serve_map(port=port, wing=wing)
+        server.start()
+        typer.echo(f"serving the map of {palace.path}{f' (wing {wing})' if wing else ''} at {server.url}")
+        typer.echo("only this URL opens it (its token changes at every start); Ctrl-C stops")
+        sys.stdout.flush()
+        try:
+            while not stopping.wait(0.5):
                 pass
         finally:
             server.stop()

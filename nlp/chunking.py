@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 from palace.nlp.markup import strip_inline_markup
 
-__all__ = ["Chunk", "CountTokens", "chunk_markdown"]
+__all__ = ["ADORNMENT", "Chunk", "CountTokens", "chunk_markdown"]
 
 CountTokens = Callable[[Sequence[str]], list[int]]
 
@@ -90,6 +90,9 @@ _SECTION, _BLOCK, _LINE, _SENTENCE, _WORD, _CHAR = range(6)
 _ATX_RE = re.compile(r"[ ]{0,3}(#{1,6})(?:[ \t]+(.*?))??(?:[ \t]+#+)?[ \t]*\r?$")
 _FENCE_RE = re.compile(r"[ ]{0,3}(`{3,}|~{3,})(.*)")
 _SETEXT_RE = re.compile(r"[ ]{0,3}(=+|-+)[ \t]*\r?$")
+#: A reStructuredText section adornment: one punctuation character repeated, from the
+#: line's first column ("=====", "-----", "~~~~~", "^^^^^").
+ADORNMENT = re.compile(r"([=\-`:'\"~^_*+#<>.])\1{2,}[ \t]*\r?$")
 _NOT_PARA_RE = re.compile(r"[ \t]*(?:[-*+](?:[ \t]|\r?$)|\d{1,9}[.)](?:[ \t]|\r?$)|>|\|)|[ ]{4}|\t")
 _NONSPACE_RE = re.compile(r"\S")
 _SENTENCE_END_RE = re.compile(r"[.!?。！？][\"'”’)\]]*\s+")
@@ -132,6 +135,8 @@ def chunk_markdown(
     count_tokens: CountTokens,
     max_tokens: int,
     target_tokens: int | None = None,
+    rst: bool = False,
+    days: Sequence[tuple[int, str]] = (),
 ) -> list[Chunk]:
     """Cut ``source[body_start:]`` into heading-aware chunks of at most ``max_tokens``.
 
@@ -140,7 +145,12 @@ def chunk_markdown(
     from the start of ``source``. ``count_tokens``: batched counter, a list of texts in,
     a list of token counts (special tokens included) out. ``max_tokens``: hard limit per
     chunk. ``target_tokens``: the size small pieces are packed up to (default
-    ``max(1, 3 * max_tokens // 4)``).
+    ``max(1, 3 * max_tokens // 4)``). ``rst``: the text is reStructuredText, whose
+    section titles are underlined (and maybe overlined) by any :data:`ADORNMENT`, each
+    style a level in the order the styles first appear; ``#`` lines and backtick
+    fences are then text. ``days``: ``(offset of a line, title)`` where a chat's new day
+    begins (:func:`palace.nlp.chats.chat_days`): each starts a section above every
+    heading, titled by its day (``2024-03-12``), which no chunk runs across.
 
     Returns the chunks in file order (empty for an empty or whitespace-only body); see the
     module docstring for how cuts are chosen and what is guaranteed.
@@ -164,11 +174,15 @@ def chunk_markdown(
             return counts  # the chunker reports the wrong number of counts
         return [max(count, -(-len(text) // MAX_CHARS_PER_TOKEN)) for count, text in zip(counts, texts)]
 
-    return _Chunker(source, body_start, bounded, max_tokens, target_tokens).run()
+    return _Chunker(source, body_start, bounded, max_tokens, target_tokens, rst, days).run()
 
 
 class _Chunker:
-    def __init__(self, source: str, body_start: int, count_tokens: CountTokens, max_tokens: int, target: int):
+    def __init__(self, source: str, body_start: int, count_tokens: CountTokens, max_tokens: int, target: int,
+                 rst: bool = False, days: Sequence[tuple[int, str]] = ()):
+        self.rst = rst
+        self.days = dict(days)
+        self.styles: list[tuple[str, bool]] = []  # reST adornment styles (char, overlined), in order seen
         self.src = source
         self.body_start = body_start
         self.count_fn = count_tokens
@@ -245,6 +259,26 @@ class _Chunker:
                 prev_blank, prev_para_single = True, False
                 pos = end
                 continue
+            if pos in self.days:  # a chat's new day: a section of its own, above every heading
+                heads.append((pos, 0, self.days[pos]))
+                starts.append((pos, 0))
+            if self.rst:
+                taken = self.rst_heading(line, pos, end, prev_blank, prev_para_single, prev_start, prev_text,
+                                         heads, starts)
+                if taken is not None:
+                    prev_blank, prev_para_single = True, False
+                    pos = taken
+                    continue
+                if prev_blank:
+                    starts.append((pos, 0))
+                    prev_para_single = not _NOT_PARA_RE.match(line)
+                    prev_text = line
+                else:
+                    prev_para_single = False
+                prev_blank = False
+                prev_start = pos
+                pos = end
+                continue
             m = _FENCE_RE.match(line)
             if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
                 fence_char = m.group(1)[0]
@@ -301,6 +335,46 @@ class _Chunker:
             rank = _SECTION if not blocks or blocks[-1].sec != sec else _BLOCK
             blocks.append(_Piece(s, e, rank, _BLOCK, sec, heading=kind == 1))
         return blocks
+
+    def rst_heading(self, line: str, pos: int, end: int, prev_blank: bool, prev_single: bool, prev_start: int,
+                    prev_text: str, heads: list, starts: list) -> int | None:
+        """Read a reStructuredText section title at ``line``: an underline below a
+        one-line paragraph, or an overline with its title and underline below. Records
+        the heading and returns where scanning goes on; None when ``line`` is no
+        adornment of a title."""
+        if not ADORNMENT.match(line):
+            return None
+        src, n = self.src, len(self.src)
+        char = line[0]
+        if prev_single and len(line.rstrip()) >= min(len(prev_text.strip()), 3):
+            heads.append((prev_start, self.rst_level(char, False), prev_text.strip()))
+            starts[-1] = (prev_start, 1)
+            if end < n:
+                starts.append((end, 0))
+            return end
+        if not prev_blank:
+            return None
+        title_end = src.find("\n", end)
+        title_end = n if title_end < 0 else title_end
+        under_end = src.find("\n", title_end + 1) if title_end < n else -1
+        under_end = n if under_end < 0 else under_end
+        title, under = src[end:title_end], src[title_end + 1:under_end]
+        if not title.strip() or ADORNMENT.match(title.strip()) or not under.startswith(char * 3) \
+                or not ADORNMENT.match(under):
+            return None
+        heads.append((pos, self.rst_level(char, True), title.strip()))
+        starts.append((pos, 1))
+        after = min(n, under_end + 1)
+        if after < n:
+            starts.append((after, 0))
+        return after
+
+    def rst_level(self, char: str, overlined: bool) -> int:
+        """The level of a reST adornment style: its rank among the styles seen (≤ 6)."""
+        style = (char, overlined)
+        if style not in self.styles:
+            self.styles.append(style)
+        return min(6, self.styles.index(style) + 1)
 
     def make_sections(self, heads: list[tuple[int, int, str]]) -> None:
         src = self.src

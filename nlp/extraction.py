@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, numeric_spans, year_spans
+from palace.nlp.documents import DOCUMENT_LABEL, canonical_name, references
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
 from palace.nlp.names import LEGAL_SUFFIXES, EntityMention, person_name, whole_names
 from palace.nlp.lines import LineReader, speakers
@@ -222,6 +223,9 @@ class Extraction:
         with no date of its own (``when`` None: a note dated only by its file's mtime)
         gives a fact whose sentence states no date no valid time at all (source
         ``undated``). One rule for ``palace mine`` and ``palace extract``."""
+        if relation.stated_start is not None:  # a record's status: its own day, or unknown
+            day, granularity = relation.stated_start
+            return ValidTime(day, None, granularity or "unknown", "document" if day else "unknown")
         if relation.quote is None:
             time = self.relation_time(relation, kind)
             if time.source in ("clause", "sentence", "heading"):
@@ -341,7 +345,7 @@ class Extractor:
         for doc, (base, context, raw) in nlp.pipe(prepared, as_tuples=True, batch_size=self.batch_size,
                                                   disable=parse_off):
             found = extraction_from_doc(doc, base, known_words(nlp),
-                                        date_order=context.date_order if context is not None else None)
+                                        date_order=context.date_order if context is not None else None, raw=raw)
             if context is not None and context.topic is not None:
                 found = replace(found, entities=topic_named(found.entities, context.topic))
             batch.append((doc, replace(found, text=raw), context))
@@ -403,7 +407,15 @@ class Extractor:
             context = context or Context()
             # a capitalised English word before a colon labels a line ("Work: we moved…")
             known = known_words(self.nlp)
-            lines = tuple(sp for sp in speakers(extraction.text) if " " in sp[2] or sp[2].casefold() not in known)
+            # … unless it speaks again in a conversation with someone who is a name
+            # ("Caroline: Hey Mel!" … "Melanie: …" … "Caroline: …")
+            said = speakers(extraction.text)
+            named = [sp for sp in said if " " in sp[2] or sp[2].casefold() not in known]
+            turns: dict[str, int] = {}
+            for sp in said:
+                turns[sp[2]] = turns.get(sp[2], 0) + 1
+            lines = tuple(sp for sp in said if sp in named or (
+                turns[sp[2]] >= 2 and any(other[2] != sp[2] for other in named)))
             context = replace(context, speakers=lines, text=extraction.text)
             contexts.append(context)
             starts = [m.start for m in extraction.entities]
@@ -598,10 +610,13 @@ def _token_at(doc, char: int) -> int:
 
 
 def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
-                        date_order: str | None = None) -> Extraction:
+                        date_order: str | None = None, raw: str | None = None) -> Extraction:
     """Build an :class:`Extraction` from a processed spaCy ``Doc`` (text already plain);
     ``known`` (:func:`known_words`) lets :func:`not_a_name` turn down common words;
-    ``date_order`` reads the note's all-numeric dates (:func:`palace.nlp.dates.interpret_date`)."""
+    ``date_order`` reads the note's all-numeric dates (:func:`palace.nlp.dates.interpret_date`).
+    A name of a design record ("PEP 3333", "ADR-0021") is a ``DOCUMENT`` by its record's
+    name, and ``raw`` (the drawer's verbatim text) adds the records the recogniser
+    missed (":pep:`3333`", "RFC 2094"; :func:`palace.nlp.documents.references`)."""
     sentences = segments(doc)
     segment_of: dict[int, int] = {}
     for index, sent in enumerate(sentences):
@@ -627,6 +642,9 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
             name = _VOTE.sub("", name)  # "Mara +1": a speaker's vote, the name is Mara
             if not _plausible_name(name) or not_a_name(name, known):
                 continue
+            record = canonical_name(name)
+            if record is not None:
+                name, label = record, DOCUMENT_LABEL
             entities.append(EntityMention(ent.start_char, ent.end_char, ent.text, name, label, sent_index))
         elif ent.label_ == "DATE":
             interval = interpret_date(text, ent.start_char, ent.end_char, base, date_order=date_order)
@@ -634,6 +652,15 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
                 dates.append(
                     DateMention(ent.start_char, ent.end_char, ent.text, interval, sent_index)
                 )
+    if raw is not None and len(raw) == len(text):
+        for start, end, name in references(raw):
+            token = _token_at(doc, start)
+            # a record named in blanked markup (a code block, a link's target) is in no sentence
+            if token not in segment_of or not text[start:end].strip() or \
+                    any(m.start < end and start < m.end for m in entities):
+                continue
+            entities.append(EntityMention(start, end, raw[start:end], name, DOCUMENT_LABEL, segment_of[token]))
+        entities.sort(key=lambda m: m.start)
     cooccurrences: list[Cooccurrence] = []
     by_sentence: dict[int, list[int]] = {}
     for index, mention in enumerate(entities):

@@ -36,6 +36,8 @@ outcome outcomes result results context background problem proposal question que
 tldr important warning fyi edit ps p.s. source link links ref reference see example examples step steps
 goal goals risk risks blocker blockers issue issues topic topics item items discussion follow-up follow up
 """.split()) | {"action item", "next steps", "follow up", "to do"}
+#: What :mod:`palace.nlp.documents` reads of a design record (with its own valid time).
+DOCUMENT_PREDICATES = frozenset({"status", "supersedes"})
 MARKUP = re.compile(r"\*\*|__|`|\[\[|\]\]")
 _HEADING_LINE = re.compile(r"^[ \t]*#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
 #: A list item: "- …", "* …", "1. …".
@@ -232,15 +234,25 @@ class LineReader:
         appended to ``mentions``; ``label_of(name)`` the entity label of the possessor (a
         project's "Manager:" leads it, a person's "Manager:" is whom she reports to)."""
         possessor = next((p for p in (context.heading, context.title) if p and name_like(p)), None)
+        record = bool(context.document) and possessor in (None, context.title)
+        if record:  # a design record's own fields: about the record, its status read as the record's
+            possessor = context.document
         out: list[Relation] = []
         found = sorted([*_KEY_VALUE.finditer(text), *_TABLE_ROW.finditer(text)], key=lambda m: m.start())
         for m in found:
             readings = self._readings(m.group("key"))
+            if record:
+                readings = [r for r in readings if r.predicate not in DOCUMENT_PREDICATES]
             if not readings or possessor is None:
                 continue
             raw = m.group("value")
             for value, start in self._values(raw, m.start("value")):
                 out.extend(self._line_facts(m, readings, value, start, possessor, mentions, sentence_of, text))
+        if record:
+            from dataclasses import replace
+
+            out = [replace(r, subject_label="DOCUMENT") if r.subject_name == possessor else
+                   replace(r, object_label="DOCUMENT") if r.object_name == possessor else r for r in out]
         return out
 
     def holders(self, text: str, mentions: list["EntityMention"], sentence_of, context: Context) -> list[Relation]:

@@ -33,6 +33,16 @@ if TYPE_CHECKING:
 
 
 _ENDING_VERBS = frozenset({"expire", "lapse", "cancel", "discontinue", "terminate", "end", "stop", "drop", "run"})
+#: A clock time ("1:56 pm", "10.30", "9 am"): never a title, a role or any value.
+CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d{2})+\b|\b\d{1,2}\s*(?:[ap]\.?m\.?)(?!\w)", re.I)
+
+
+def clock_word(token: "Token") -> bool:
+    """``token`` is the "am"/"pm" of a clock time ("1:56 pm", "9 am"), not a title (PM)."""
+    return token.lower_ in ("am", "pm", "a.m.", "p.m.") and token.i > 0 and bool(
+        re.fullmatch(r"\d{1,2}(?:[:.]\d{2})*", token.nbor(-1).text))
+
+
 _BRACKET = re.compile(r"\s*\(([^()\n]{2,60})\)")
 
 
@@ -297,6 +307,8 @@ class NounReading:
             if found is None:
                 continue
             parts = [p.strip() for p in found.group(1).split(",")]
+            if CLOCK.search(parts[0]):
+                continue  # "Session 1 (1:56 pm on 8 May, 2023)": a clock time, never a title
             words = parts[0].casefold().split()
             titles = self.rules.values.get("title", frozenset())
             if not words or not (words[-1] in titles or words[0] in titles or parts[0].casefold() in titles):
@@ -319,6 +331,8 @@ class NounReading:
         return out
 
     def _title_word(self, token: "Token") -> bool:
+        if clock_word(token):
+            return False
         words = self.rules.values.get("title", frozenset())
         head_titles = self.rules.values.get("head_titles", frozenset())
         mods = [c for c in token.lefts if c.dep_ in ("compound", "amod")]

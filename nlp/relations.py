@@ -63,7 +63,7 @@ from palace.nlp.clauses import (
     prep_objects,
     unwrap,
 )
-from palace.nlp.nouns import NounReading
+from palace.nlp.nouns import NounReading, clock_word
 from palace.nlp.rules import (
     FIRST_PERSON,
     GROUP_NOUNS,
@@ -108,6 +108,33 @@ _PERSONAL_EVENTS = frozenset({"joined", "left", "moved_to"})
 STATE_ADJECTIVES = frozenset({"married", "headquartered", "based", "engaged"})
 
 
+#: A note's title that names a meeting or a conversation: "we decided" there is the meeting's act.
+_MEETING_TITLE = re.compile(r"\b(?:meeting|minutes|sync|call|stand-?up|retro(?:spective)?|chat|council|committee|"
+                            r"board|triage|planning|session|summit|workshop|huddle)s?\b", re.I)
+
+
+def _meeting(context: Context) -> str | None:
+    """The meeting a note records, as the maker of its group decisions: its title, when
+    the note is a chat (speaker lines) or its title names a meeting ("Lang team triage
+    meeting"); None otherwise (a journal's "we" names no group of its own)."""
+    title = " ".join(context.title.split())
+    if not re.search(r"[A-Za-z]{3}", title) or len(title) > 80:
+        return None
+    return title if context.speakers or _MEETING_TITLE.search(title) else None
+
+
+def _said_now(pronoun: "Token") -> bool:
+    """The group's decision is the meeting's own: "we decided", "we agreed" — not one
+    recalled ("we had agreed", "I recall us agreeing", "the plan we agreed on"), asked
+    ("we did decide …, right?") or to come ("we agree to this early", "we should decide")."""
+    verb = pronoun.head
+    if verb.tag_ != "VBD" or pronoun.dep_ not in ("nsubj", "nsubjpass") or verb.dep_ == "relcl":
+        return False
+    if any(c.dep_ == "aux" for c in verb.children):  # "had agreed", "did decide"
+        return False
+    return not any(t.text == "?" for t in verb.sent)
+
+
 class RelationReader(NounReading):
     """Applies :class:`RelationRules` to parsed sentences. ``known_words``: lower-case
     English words (a capitalised one of them is no name unless tagged a proper noun)."""
@@ -121,6 +148,8 @@ class RelationReader(NounReading):
         words = self.rules.values.get("title", frozenset())
         head = token.lower_
         pair = " ".join(t.lower_ for t in (*[c for c in token.lefts if c.dep_ == "compound"][-1:], token))
+        if clock_word(token):
+            return None  # "at 1:56 pm": a clock time, no title
         if head in words or pair in words or head.rstrip("s") in ("chairman", "chairwoman", "chairperson"):
             return noun_phrase(token, drop=("new", "former", "current", "acting", "interim", "then"))
         return None
@@ -252,7 +281,9 @@ class RelationReader(NounReading):
                     out.extend(self._marker(pattern, sentence))
         unique: dict[tuple, Relation] = {}
         for rel in out:
-            key = (rel.predicate, rel.subject, rel.subject_name, rel.object, (rel.value or "").casefold(), rel.ending)
+            # by name: the page's subject may be two mentions of one sentence ("Acme Freight", its topic)
+            key = (rel.predicate, self._name(rel.subject, rel.subject_name), rel.subject_name,
+                   self._name(rel.object, None), (rel.value or "").casefold(), rel.ending)
             unique.setdefault(key, rel)
         # a state the same sentence ends is no start ("Ruth's Warfarin was discontinued")
         ended = {key[:5] for key in unique if key[5]}
@@ -307,8 +338,9 @@ class RelationReader(NounReading):
         return None
 
     def _resolve(self, token: "Token | None", sentence: Sentence, label: str, *, lower_ok: bool = True,
-                 group_act: bool = False) -> Referent | None:
-        """Who ``token`` names: a mention or a pronoun's referent (see :meth:`_thing`)."""
+                 group_act: str = "") -> Referent | None:
+        """Who ``token`` names: a mention or a pronoun's referent (see :meth:`_thing`).
+        ``group_act``: the predicate of an event a group does ("decided"), else ""."""
         if token is None:
             return None
         low = token.lower_
@@ -320,7 +352,10 @@ class RelationReader(NounReading):
             return Referent(found, inferred=True) if found is not None else None
         if low in FIRST_PERSON:
             if low in ("we", "us", "our") and group_act:
-                return None  # "we agreed to…": the group decided, not the one who says so
+                # "we agreed to…": the group decided, not the one who says so; "we decided" in a
+                # meeting's minutes or a chat names the meeting (the note), the group that met
+                group = _meeting(sentence.context) if group_act == "decided" and _said_now(token) else None
+                return Referent(None, group, "ORG", inferred=True) if group else None
             # a mention of the speaker (or owner) at the pronoun: the name then resolves like any
             # other ("Priya" of a chat line joins "Priya Nair")
             index = sentence.first_person_mention(token)
@@ -392,7 +427,8 @@ class RelationReader(NounReading):
                 if found is not None:
                     return [Referent(found, inferred=True)]
                 continue
-            group_act = self.rules.kinds.get(pattern.predicate) == "event" and pattern.predicate not in _PERSONAL_EVENTS
+            group_act = (pattern.predicate if self.rules.kinds.get(pattern.predicate) == "event"
+                         and pattern.predicate not in _PERSONAL_EVENTS else "")
             # "it's ready", "they are released": a status needs its thing named
             tokens = [t for t in tokens if not (pattern.predicate == "status" and t.lower_ in ("it", "they"))]
             resolved = [s for s in (self._resolve(t, sentence, label, group_act=group_act) for t in tokens)

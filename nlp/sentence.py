@@ -74,6 +74,10 @@ class Relation:
     #: drawer chars of the clause's words that may date it (not "2025" of "the 2025
     #: hiring plan", a year naming a thing); empty: any date inside the clause span
     date_tokens: tuple[int, ...] = ()
+    #: the valid start a note-level reading states itself (a design record's status:
+    #: the day the record gives for it, with its granularity); ``(None, None)`` when it
+    #: gives none: the start is unknown, never the note's date. None: the usual rules
+    stated_start: tuple | None = None
 
     @property
     def extractor(self) -> str:
@@ -114,6 +118,8 @@ class Context:
     #: what the note is about (:func:`palace.nlp.topic.note_topic`): its pronouns and
     #: short forms stand for it when nothing nearer fits
     topic: "Topic | None" = None
+    #: the design record the note is ("PEP 572"; :mod:`palace.nlp.documents`), else ""
+    document: str = ""
 
     def speaker_at(self, position: int) -> str | None:
         for start, end, name in self.speakers:
@@ -223,7 +229,13 @@ class Sentence:
         """A mention of the note's topic at ``token`` (a pronoun, "the club"), or None
         when the note has no topic."""
         topic = self.context.topic
-        return self._add_mention(token.i, token.i, topic.label, name=topic.name) if topic is not None else None
+        if topic is None:
+            return None
+        same = next((i for i, m in enumerate(self.mentions) if m.sentence == self.index and m.name == topic.name), None)
+        if same is not None:  # one mention of the topic per sentence, whichever word named it first
+            self._by_token[token.i] = same
+            return same
+        return self._add_mention(token.i, token.i, topic.label, name=topic.name)
 
     def is_topic_phrase(self, token: "Token") -> bool:
         """"the club" on a club's page, "the ship" on a ship's: a definite noun phrase of

@@ -18,7 +18,7 @@ ENV_VAR = "PALACE_PATH"
 DEFAULT_DIRNAME = ".palace"
 
 #: Files palace reads as notes (lower-case suffixes).
-NOTE_SUFFIXES = frozenset({".md", ".markdown", ".txt"})
+NOTE_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst"})
 
 #: The palace's own settings file (predicates, value lexicons, fiscal year start).
 CONFIG_FILENAME = "config.json"

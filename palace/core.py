@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from palace.nlp.extraction import Extractor
     from palace.store.embedding import Embedder
     from palace.graph.facts import FactsResult
+    from palace.graph.map import MapData
+    from palace.ops.map_server import MapServer
     from palace.graph.profile import Connection, EntityProfile
     from palace.mine.extract import ExtractResult
     from palace.mine.options import MineOptions
@@ -217,6 +219,7 @@ class Palace:
         cancel: "threading.Event | None" = None,
         on_progress: "Callable[[str, int, int], None] | None" = None,
         options: "MineOptions | None" = None,
+        on_phase: "Callable[[str, int, int], None] | None" = None,
     ) -> "MineReport":
         """Mine the folder ``root`` into the wing ``wing`` (default: the folder's name);
         ``paths``, ``cancel`` and the callbacks as in :class:`palace.mine.run.MineRun`;
@@ -231,7 +234,8 @@ class Palace:
         options = options or MineOptions()
         if verify:
             options = replace(options, verify=True)
-        callbacks = MineCallbacks(on_start=on_start, on_file=on_file, on_progress=on_progress, cancel=cancel)
+        callbacks = MineCallbacks(on_start=on_start, on_file=on_file, on_progress=on_progress, on_phase=on_phase,
+                                  cancel=cancel)
         with self._writing("mine"):
             return MineRun(self.store, self.config, self.registry, options, callbacks).mine(
                 Path(root), wing=wing, paths=paths)
@@ -321,6 +325,45 @@ class Palace:
                                                  registry=self.registry)
         return changes_in_window(self.conn, start or dt.date.min, end or dt.date.max, entity_ids=ids, wing=wing,
                                  room=room, registry=self.registry)
+
+    def map(self, names: tuple[str, ...] = (), *, wing: str | None = None, since: "dt.date | None" = None,
+            until: "dt.date | None" = None, candidates: bool = False, max_nodes: int | None = None) -> "MapData":
+        """What ``palace map`` draws about ``names`` (default: the busiest entities), in
+        ``wing`` (default: every wing but the private ones), valid in ``[since, until]``;
+        see :func:`palace.graph.map.map_data`. Raises :class:`UsageError` for an unknown
+        wing or a name the map may not show."""
+        from palace.graph.map import MAX_NODES, map_data
+
+        if wing is not None and wing not in self.wings():
+            raise UsageError(f"no wing {wing!r} in this palace", hint="palace status lists the wings")
+        return map_data(self.conn, self.config, self.registry, tuple(names), wing=wing, since=since, until=until,
+                        candidates=candidates, max_nodes=max_nodes or MAX_NODES, palace=str(self.path))
+
+    @staticmethod
+    def map_page(data: "MapData", *, served: bool = False) -> str:
+        """The self-contained HTML page of a map (:func:`palace.graph.map_page.render_page`)."""
+        from palace.graph.map_page import render_page
+
+        return render_page(data, served=served)
+
+    def serve_map(self, *, port: int = 0, wing: str | None = None) -> "MapServer":
+        """A server of this palace's map on 127.0.0.1 (``port`` 0: a free one) behind a
+        random token, limited to ``wing`` when given (else every wing but the private
+        ones), not yet started; see :mod:`palace.ops.map_server`. Each request reads the
+        palace anew (:meth:`map`), so the page follows a mine or a watcher. Raises
+        :class:`UsageError` for an unknown wing."""
+        from palace.ops.map_server import MapServer
+
+        if wing is not None and wing not in self.wings():
+            raise UsageError(f"no wing {wing!r} in this palace", hint="palace status lists the wings")
+
+        def page(query) -> str:
+            since = self.parse_day(query.since, "since")
+            until = self.parse_day(query.until, "until", end=True)
+            return self.map_page(self.map(query.names, wing=wing, since=since, until=until,
+                                          candidates=query.candidates, max_nodes=query.nodes), served=True)
+
+        return MapServer(page, port=port)
 
     def entity(self, name: str) -> "EntityProfile":
         """The profile card of ``name``; see :func:`palace.graph.profile.profile`."""
@@ -455,13 +498,14 @@ class Palace:
         return export_graph(self.store, self.registry, graphml=graphml)
 
     def import_decisions(self, path: str | Path) -> "ImportReport":
-        """Replay the user's decisions of an export into this palace, holding the write lock
+        """Replay the user's decisions of an export into this palace (after forgetting the
+        notes its forget list names), holding the write lock
         for the run (:class:`palace.errors.PalaceBusy` beside another writer or a watcher);
         see :func:`palace.ops.portable.import_decisions`."""
         from palace.ops.portable import import_decisions
 
         with self._writing("import"):
-            return import_decisions(self.store, self.registry, Path(path))
+            return import_decisions(self.store, self.config, self.registry, Path(path))
 
     def claim_server(self) -> "Callable[[], None] | None":
         """Become the one process that serves this palace: an exclusive ``flock`` on its
@@ -531,7 +575,8 @@ class Palace:
                 raise UsageError(f"cannot read {file}: {exc.reason}") from None
             text, date, title = note.text, date or note.doc_date, title or note.title
         return extract_text(text, date=date or dt.date.today(), title=title or "", owner=owner,
-                            config=Config.load(resolve_palace_path(palace)))
+                            config=Config.load(resolve_palace_path(palace)),
+                            path=str(file) if file is not None else None)
 
     def daemon_status(self) -> "DaemonStatus":
         """Whether a watcher keeps this palace current, and its state (:meth:`watcher_status`)."""

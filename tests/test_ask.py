@@ -118,7 +118,7 @@ def test_json_shape_is_stable(sample_palace):
                                  "identifiers", "weights", "notes"}
     hit = data["results"][0]
     assert set(hit) == {"rank", "drawer_id", "score", "path", "wing", "room", "line_start", "line_end", "date",
-                        "date_source", "title", "heading_path", "snippet", "why", "same_text_in"}
+                        "date_source", "title", "heading_path", "snippet", "why", "same_text_in", "caution"}
     assert set(hit["why"]) == {"retrievers", "matched_terms", "matched_entities", "date_window"}
     assert set(hit["why"]["retrievers"][0]) == {"retriever", "rank", "score", "weight", "rrf"}
     assert any(e["name"] == "Bob Okafor" for e in data["plan"]["entities"])

@@ -25,6 +25,7 @@ CONSTRUCTIONS = {
     "active", "passive", "copula", "appositive", "relative", "coordination", "quantity", "transition",
     "ending", "handover", "keyvalue", "frontmatter", "pronoun", "first_person", "interval",
     "encyclopedic", "names", "negative", "biography", "holders", "work",
+    "group_decision",
 }
 CASE_FIELDS = {"id", "construction", "text", "date", "title", "owner", "facts", "note"}
 FACT_FIELDS = {"subject", "predicate", "object", "from", "to", "evidence"}

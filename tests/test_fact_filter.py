@@ -199,7 +199,19 @@ _FIELDS = dict(
     live=st.just(True), unsuperseded=st.just(True), overlaps=_SPANS, begun_by=_DAYS, not_ended_by=_DAYS,
     ended_by=_DAYS, begins_after=_DAYS, drop_undated_superseded=st.just(True), changed_in=_SPANS,
     changed_since=_MOMENTS, candidates=st.just(True),
+    statuses=st.lists(st.sampled_from(["live", "candidate", "invalidated", "planned"]), min_size=1, max_size=2,
+                      unique=True).map(tuple),
+    not_wings=st.lists(st.sampled_from(["w", "other"]), min_size=1, max_size=2, unique=True).map(tuple),
 )
+def test_states_and_wings_left_out(facts_db):
+    conn, _ = facts_db
+    assert selected(conn, FactFilter(statuses=("candidate",))) == {10}
+    assert selected(conn, FactFilter(statuses=("invalidated", "planned"))) == {3}
+    assert selected(conn, FactFilter(statuses=("live", "candidate"))) == ALL - {3}  # superseded facts stay live
+    assert selected(conn, FactFilter(not_wings=("other",))) == ALL - {5}
+    assert selected(conn, FactFilter(not_wings=("w", "other"))) == set()
+
+
 assert set(_FIELDS) | {"any_of"} == {f.name for f in dataclasses.fields(FactFilter)}, "a new field needs a strategy"
 
 

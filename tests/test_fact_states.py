@@ -68,7 +68,7 @@ def test_a_state_change_names_its_facts_and_its_decision():
 
 
 def test_every_decision_puts_its_facts_in_a_state_and_undo_takes_them_out(palace):
-    added = palace.add_fact("Dana Lee", "works_at", "Initech", valid_from=dt.date(2024, 3, 1))
+    added = palace.add_fact("Dana Lee", "works_at", "Initech", valid_from=dt.date(2024, 3, 1), new=True)
     assert state(palace, added.fact_id) == ("live", None, 0, None, "user")
     retraction = palace.retract_fact(added.fact_id, reason="old job")
     assert state(palace, added.fact_id) == (
@@ -98,8 +98,8 @@ def test_every_decision_puts_its_facts_in_a_state_and_undo_takes_them_out(palace
 
 def test_undo_finds_the_facts_of_its_decision_not_the_words_of_their_reason(palace):
     conn = palace.conn
-    first = palace.add_fact("Dana Lee", "works_at", "Initech").fact_id
-    other = palace.add_fact("Omar Haddad", "works_at", "Globex").fact_id
+    first = palace.add_fact("Dana Lee", "works_at", "Initech", new=True).fact_id
+    other = palace.add_fact("Omar Haddad", "works_at", "Globex", new=True).fact_id
     retraction = palace.retract_fact(first, reason="old job")
     later = palace.retract_fact(other)
     with db.transaction(conn):  # the reasons read the other way round: only the words changed

@@ -118,3 +118,15 @@ def test_an_edit_retracts_a_fact_in_recorded_time_and_the_earlier_value_reopens(
         assert since.description.startswith("since the previous mining")
         assert ("retracted", "Initech") in {(c.kind, c.fact.object) for g in since.groups for c in g.changes}
 
+
+
+def test_a_run_tells_what_it_does_after_its_last_path_resolving_then_vectors(tmp_path):
+    write(tmp_path / "notes", NOTES)
+    phases: list[tuple] = []
+    with fake_palace(tmp_path / "palace") as palace:
+        report = palace.mine(tmp_path / "notes", on_phase=lambda *told: phases.append(told))
+    assert report.new_drawers > 0
+    assert phases[0] == ("resolving", 0, 0)
+    assert {phase for phase, _, _ in phases[1:]} == {"vectors"} and len(phases) >= 2
+    assert phases[-1] == ("vectors", report.new_drawers, report.new_drawers)  # the last heard: every vector stored
+    assert [done for _, done, _ in phases[1:]] == sorted(done for _, done, _ in phases[1:])

@@ -11,6 +11,7 @@ from palace.ask.fusion import Contribution
 from palace.ask.planning import stem
 from palace.nlp.markup import tidy
 from palace.store import search
+from palace.store.facts import decided_against
 
 SNIPPET_CHARS = 240
 
@@ -33,7 +34,9 @@ class Hit:
     ``heading``, ``git``; ``mtime`` for a note with no date of its own, whose ``date`` is
     then None), a snippet and :class:`Why`; ``same_text_in`` lists ``path:line`` of
     lower-ranked drawers with the same text, folded into this one. ``room`` is the
-    wing's name for a note at the wing's root."""
+    wing's name for a note at the wing's root. ``caution`` says why to weigh it with care:
+    ``untrusted wing`` (its wing is marked untrusted in ``config.json``), ``a fact read
+    here was rejected by the user`` or ``… retracted by the user``; empty for plain evidence."""
 
     rank: int
     drawer_id: str
@@ -50,17 +53,20 @@ class Hit:
     why: Why
     same_text_in: tuple[str, ...] = ()
     date_source: str = ""
+    caution: tuple[str, ...] = ()
 
 
 def build_hits(conn, ranked: list, terms: tuple[str, ...], window: str | None,
-               names: dict[str, tuple[str, ...]]) -> list[Hit]:
+               names: dict[str, tuple[str, ...]], untrusted: frozenset[str] = frozenset()) -> list[Hit]:
     """One :class:`Hit` per entry of ``ranked`` (``[(drawer_id, score, contributions,
     same_text_in)]``, best first; a drawer gone since is skipped, its rank kept), with the
-    question's ``terms`` found in it, the date ``window`` label and the entity ``names``
-    it holds (``{drawer_id: names}``)."""
+    question's ``terms`` found in it, the date ``window`` label, the entity ``names``
+    it holds (``{drawer_id: names}``) and its ``caution`` (a wing of ``untrusted``, a fact
+    read there the user rejected or retracted)."""
     if not ranked:
         return []
     rows = search.hit_rows(conn, [d for d, _, _, _ in ranked])
+    against = decided_against(conn, [d for d, _, _, _ in ranked])
     hits = []
     for rank, (drawer, score, parts, same_text_in) in enumerate(ranked, start=1):
         row = rows.get(drawer)
@@ -77,6 +83,8 @@ def build_hits(conn, ranked: list, terms: tuple[str, ...], window: str | None,
             date=None if source == "mtime" else row["date_start"], title=row["title"] or "",
             heading_path=tuple(json.loads(row["heading_path"])), snippet=snippet,
             why=Why(parts, matched, names.get(drawer, ()), window), same_text_in=same_text_in, date_source=source,
+            caution=(("untrusted wing",) if row["wing"] in untrusted else ())
+            + tuple(f"a fact read here was {state} by the user" for state in against.get(drawer, ())),
         ))
     return hits
 

@@ -79,7 +79,8 @@ def ask(store: "Store", config: "Config", registry: dict, question: str,
         changes=graph.changes,
         facts=shown_facts(plan, graph),
         hidden_superseded=graph.hidden,
-        results=tuple(build_hits(conn, ranking.ranked, plan.terms, graph.scope.label(), candidates.names)),
+        results=tuple(build_hits(conn, ranking.ranked, plan.terms, graph.scope.label(), candidates.names,
+                                 untrusted=frozenset(n for n, spec in config.wings.items() if spec.untrusted))),
         elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
     )
 

@@ -18,7 +18,7 @@ from palace.errors import UsageError
 from palace.nlp.names import entity_key
 from palace.store.entities import (aliases_of, aliases_with_words, entity_kinds, entity_names, find_entities,
                                    mentioned_in_wing)
-from palace.store.facts import FactFilter, FactView, fact_views
+from palace.store.facts import FactFilter, FactView, fact_views, read_across_table_cells
 
 #: Characters of a card's text at most, whatever the budget (about 500 tokens).
 CARD_MAX_CHARS = 2000
@@ -92,7 +92,8 @@ def search_entities(conn: sqlite3.Connection, registry: dict, query: str, *, lim
 @dataclass(frozen=True)
 class CardEntity:
     """One entity on a profile card: its ``name``, ``type`` and current ``facts`` (at
-    most the card's budget per entity, the latest valid first)."""
+    most the card's budget per entity: its states, the latest valid first, then its
+    events, the latest first)."""
 
     name: str
     type: str
@@ -102,7 +103,8 @@ class CardEntity:
 @dataclass(frozen=True)
 class ProfileCard:
     """What the palace holds now about a few entities: ``entities`` (the named ones, or
-    those whose current facts were most recently recorded), the budget
+    those whose current facts were most recently recorded), each with its current states
+    first, then its events (never a fact a sentence rule read across a table's cells), the budget
     (``max_entities`` × ``max_facts``), the day it holds on (``as_of``), and ``text``:
     one line per entity, each fact with its valid time and citation, at most
     :data:`CARD_MAX_CHARS` characters — ready for a system prompt."""
@@ -145,13 +147,27 @@ def profile_card(conn: sqlite3.Connection, registry: dict, names: tuple[str, ...
                            registry, limit=200)
         names_of_ids = entity_names(conn, ids)
         own = [v for v in views if v.subject in names_of_ids] or list(views)
+        fragments = read_across_table_cells(conn, [v.id for v in own])
         unique: dict[tuple[str, str, str], FactView] = {}
-        for view in own:  # one line per value: a restatement cites no new fact
-            unique.setdefault((view.subject.casefold(), view.predicate, view.object.casefold()), view)
-        latest = sorted(unique.values(), key=lambda v: (v.valid_from or "", v.recorded_at), reverse=True)[:facts]
+        for view in own:  # one line per value: a restatement cites no new fact; no table fragment
+            if view.id not in fragments:
+                unique.setdefault((view.subject.casefold(), view.predicate, view.object.casefold()), view)
+        latest = _states_then_events(unique.values(), registry)[:facts]
         name, kind = entity_kinds(conn, ids[:1])[ids[0]]
         cards.append(CardEntity(name, kind, tuple(latest)))
     return ProfileCard(today.isoformat(), entities, facts, tuple(cards), _card_text(today, cards))
+
+
+def _states_then_events(views, registry: dict) -> list[FactView]:
+    """What a card says first: the states that hold (an employer, a role, a plan), the
+    latest first, then the events of record (a decision, a move), the latest first — so a
+    run of recent events never pushes a current employer off the card."""
+    def newest(v: FactView) -> tuple[str, str]:
+        return v.valid_from or "", v.recorded_at
+
+    events = {name for name, spec in registry.items() if spec.kind == "event"}
+    states = sorted((v for v in views if v.predicate not in events), key=newest, reverse=True)
+    return states + sorted((v for v in views if v.predicate in events), key=newest, reverse=True)
 
 
 def _card_text(today: dt.date, cards: list[CardEntity]) -> str:

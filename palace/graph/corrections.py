@@ -46,7 +46,7 @@ from palace.nlp.names import entity_key
 from palace.store import decisions as rows
 from palace.store import fact_states as states
 from palace.store import sqlite as store
-from palace.store.entities import entity_name, find_entities, home_wing
+from palace.store.entities import close_names, entity_name, find_entities, home_wing
 from palace.store.facts import (FactFilter, FactView, candidates_of_rule, fact_views, fact_with_keys, is_live,
                                 live_mined_facts)
 from palace.store.graph import NewFact, entity_id, insert_fact
@@ -88,15 +88,17 @@ def decisions(conn: sqlite3.Connection, *, include_undone: bool = True) -> list[
 
 def add_fact(conn: sqlite3.Connection, registry: dict, subject: str, predicate: str, obj: str, *,
              valid_from: dt.date | None = None, valid_to: dt.date | None = None, note: str = "",
-             wing: str | None = None, by: str = "user", candidate: bool = False) -> FactDecision:
+             wing: str | None = None, by: str = "user", candidate: bool = False, new: bool = False) -> FactDecision:
     """Add the fact ``subject predicate obj`` valid over ``[valid_from, valid_to)``
     (either open; an event without an end holds on its day). ``subject`` and an entity
-    ``obj`` are names or aliases (a new name makes a new entity of the predicate's type);
-    ``wing`` defaults to the wing that mentions the subject most. ``by`` is ``user`` or
+    ``obj`` are names or aliases; a name the palace does not know is refused with the
+    closest known names ("did you mean", of ``wing`` when given), unless ``new``, which
+    makes it a new entity of the predicate's type. ``wing`` defaults to the wing that
+    mentions the subject most. ``by`` is ``user`` or
     ``agent`` (its evidence); a ``candidate`` awaits review (:func:`review`). The
     predicate ``observation`` takes any free statement (:func:`observe`). ``registry``:
     the predicate registry. Raises :class:`UsageError` for an unknown predicate, a value
-    the predicate does not take, or an end before the start."""
+    the predicate does not take, an end before the start, or an unknown name without ``new``."""
     spec = OBSERVATION_SPEC if predicate == OBSERVATION else registry.get(predicate)
     if spec is None or predicate == "mentioned_with":
         known = sorted(name for name in registry if name != "mentioned_with")
@@ -110,9 +112,9 @@ def add_fact(conn: sqlite3.Connection, registry: dict, subject: str, predicate: 
     now = recorded_now()
     with store.transaction(conn):
         cache: dict = {}
-        subject_id = _entity(conn, cache, subject, spec.subject)
+        subject_id = _entity(conn, cache, subject, spec.subject, new=new, wing=wing)
         object_id, object_value = (None, " ".join(obj.split())) if spec.object == ("VALUE",) else (
-            _entity(conn, cache, obj, spec.object), None)
+            _entity(conn, cache, obj, spec.object, new=new, wing=wing), None)
         subject_name = entity_name(conn, subject_id)
         object_name = object_value if object_id is None else entity_name(conn, object_id)
         decision_id = rows.insert_fact_decision(conn, rows.NewFactDecision(
@@ -148,15 +150,16 @@ OBSERVATION_SPEC = _observation_spec()
 
 
 def observe(conn: sqlite3.Connection, registry: dict, entity: str, text: str, *, valid_from: dt.date | None = None,
-            by: str = "user", candidate: bool = False, wing: str | None = None) -> FactDecision:
+            by: str = "user", candidate: bool = False, wing: str | None = None, new: bool = False) -> FactDecision:
     """Attach a free statement ("prefers email over phone", "timezone is CET") to
     ``entity``, valid from ``valid_from``: a fact of predicate :data:`OBSERVATION`
     whose value is the text. It shows on the entity's card and can be retracted like
-    any fact. Raises :class:`UsageError` for an empty text."""
+    any fact. An unknown ``entity`` is refused with the closest known names unless
+    ``new`` (:func:`add_fact`). Raises :class:`UsageError` for an empty text."""
     if not text.strip():
         raise UsageError("an observation needs a text", hint='palace observe "Alice Chen" "prefers email"')
     return add_fact(conn, registry, entity, OBSERVATION, text, valid_from=valid_from, by=by, candidate=candidate,
-                    wing=wing)
+                    wing=wing, new=new)
 
 
 def retract_fact(conn: sqlite3.Connection, registry: dict, fact_id: int, *, reason: str = "", by: str = "user",
@@ -362,12 +365,20 @@ def _live_fact(conn, fact_id: int):
     return row
 
 
-def _entity(conn, cache: dict, name: str, types: tuple[str, ...]) -> int:
-    """The entity ``name`` stands for (most mentioned of a name or alias), else a new one
-    typed as the predicate wants (``CONCEPT`` when it takes any)."""
+def _entity(conn, cache: dict, name: str, types: tuple[str, ...], *, new: bool, wing: str | None) -> int:
+    """The entity ``name`` stands for (most mentioned of a name or alias); else, with
+    ``new``, a new one typed as the predicate wants (``CONCEPT`` when it takes any);
+    else :class:`UsageError` naming the closest known names (of ``wing`` when given):
+    "Dnaa" is a typo of "Dana" far more often than a new person."""
     try:
         return find_entities(conn, name)[0]["id"]
     except UsageError:
+        if not new:
+            close = close_names(conn, name, wing=wing)
+            where = f" in wing {wing!r}" if wing else " in this palace"
+            raise UsageError(f"no entity named {name!r}{where}",
+                             hint=(f"did you mean: {', '.join(close)}? " if close else "")
+                             + "To make it a new entity, pass --new") from None
         label = next((t for t in types if t not in ("*", "VALUE")), "CONCEPT")
         return entity_id(conn, cache, " ".join(name.split()), label)
 

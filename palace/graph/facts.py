@@ -55,7 +55,8 @@ def facts(
     ``as_of`` keeps facts valid on that day; ``known_at`` (ISO date or timestamp) keeps
     what the palace held then, retracted facts included; without it only live facts
     count. ``history=True`` keeps superseded, ended, invalidated, retracted, rejected and
-    candidate facts too. ``typed_only`` leaves out ``mentioned_with`` (two names in one sentence: a
+    candidate facts too. Dated facts come first, in valid-time order, then those whose
+    notes give no day (a history is one timeline: there they come first). ``typed_only`` leaves out ``mentioned_with`` (two names in one sentence: a
     co-occurrence, not a statement); ``wing`` keeps the facts read in that wing. Ordered
     by valid time, then recorded time. ``registry``: the predicate registry (which
     predicates are events, which take one value). Raises
@@ -77,7 +78,7 @@ def facts(
         unsuperseded=not history and not as_of and bool(known_at),
         holds_on=(now or dt.date.today()) if not history and not as_of and not known_at else None,
     )
-    views = fact_views(conn, wanted, registry, limit=limit)
+    views = fact_views(conn, wanted, registry, limit=limit, undated_last=not history)
     if as_of and not history:
         # an ending ("stepped down as lead") holds from an unknown start: where a dated
         # statement of the same value covers the day too, that one says it

@@ -113,6 +113,31 @@ class PathFilter:
         return Decision(rel, "mine")
 
 
+def _entry_kind(entry: os.DirEntry, rel: str, root: Path) -> "Decision | str | None":
+    """What the walk does with ``entry`` (at ``rel`` under the resolved ``root``): ``"dir"``
+    or ``"file"`` to go on, a skip :class:`Decision` (a FIFO, socket or device; a broken
+    link; a link out of the root; a link to a note, mined at its own path), or ``None``
+    for an entry that vanished or cannot be stat-ed."""
+    try:
+        is_link = entry.is_symlink()
+        is_dir = entry.is_dir(follow_symlinks=True)
+        is_file = is_dir or entry.is_file(follow_symlinks=True)
+    except OSError:
+        return None
+    if not is_file and not is_link:  # a FIFO would block the read for ever
+        return Decision(rel, "skip", "not a regular file (a FIFO, socket or device)", False)
+    if is_link:
+        try:
+            target = Path(entry.path).resolve(strict=True)
+        except (OSError, RuntimeError):
+            return Decision(rel, "skip", "broken link", is_dir)
+        if target != root and root not in target.parents:
+            return Decision(rel, "skip", "link leads outside the root", is_dir)
+        if not is_dir:  # the note is mined at its own path
+            return Decision(rel, "skip", f"link to {target.relative_to(root).as_posix()}, mined there", False)
+    return "dir" if is_dir else "file"
+
+
 def walk(root: Path, path_filter: PathFilter | None = None) -> Iterator[Decision]:
     """Yield a :class:`Decision` for every file and skipped folder under ``root``.
 
@@ -151,27 +176,13 @@ def walk(root: Path, path_filter: PathFilter | None = None) -> Iterator[Decision
                 shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
                 yield Decision(shown, "skip", "file name is not valid UTF-8", False)
                 continue
-            try:
-                is_link = entry.is_symlink()
-                is_dir = entry.is_dir(follow_symlinks=True)
-                is_file = is_dir or entry.is_file(follow_symlinks=True)
-            except OSError:
+            kind = _entry_kind(entry, rel, root)
+            if kind is None:
                 continue
-            if not is_file and not is_link:  # a FIFO would block the read for ever
-                yield Decision(rel, "skip", "not a regular file (a FIFO, socket or device)", False)
+            if isinstance(kind, Decision):
+                yield kind
                 continue
-            if is_link:
-                try:
-                    target = Path(entry.path).resolve(strict=True)
-                except (OSError, RuntimeError):
-                    yield Decision(rel, "skip", "broken link", is_dir)
-                    continue
-                if target != root and root not in target.parents:
-                    yield Decision(rel, "skip", "link leads outside the root", is_dir)
-                    continue
-                if not is_dir:  # the note is mined at its own path
-                    yield Decision(rel, "skip", f"link to {target.relative_to(root).as_posix()}, mined there", False)
-                    continue
+            is_dir = kind == "dir"
             decision = path_filter.decide(rel, is_dir)
             if is_dir:
                 if decision.action == "skip":

@@ -93,6 +93,7 @@ def extract_text(
     owner: str | None = None,
     config: "Config | None" = None,
     extractor: "Extractor | None" = None,
+    path: str | None = None,
 ) -> ExtractResult:
     """Run the mining NLP on ``text`` (a whole note, front matter allowed) dated ``date``.
 
@@ -101,12 +102,17 @@ def extract_text(
     (default: ``config``'s ``owner``); ``config`` the settings of a palace whose
     predicates, value lexicons and date order apply. ``extractor`` reuses a loaded
     :class:`Extractor` (the eval passes one for hundreds of texts; it must trace to list
-    rejections). Nothing is stored. Raises :class:`palace.errors.UsageError` for a
-    malformed ``config.json`` or front matter that cannot be read.
+    rejections). ``path``: the note's file, when it has one (a ``.rst`` note is chunked
+    as reStructuredText; its name and folders help say which design record it is).
+    Nothing is stored. Raises :class:`palace.errors.UsageError` for a malformed
+    ``config.json`` or front matter that cannot be read.
     """
     from palace.config import Config
     from palace.graph.temporal import load_registry, load_values
+    from pathlib import PurePath
+
     from palace.nlp.dates import numeric_date_order
+    from palace.nlp.documents import identify, note_relations
     from palace.nlp.extraction import Extraction, Extractor
     from palace.nlp.lines import LineReader
     from palace.nlp.rules import RelationRules
@@ -117,13 +123,19 @@ def extract_text(
     if extractor is None:
         extractor = Extractor(rules=RelationRules.from_registry(registry, load_values(config)), trace=True)
     metadata, body_start, title = _front_matter(text, title)
+    body = text[body_start:]
+    where = PurePath(path) if path else None
+    document = identify(where.name if where else "", [p.name for p in where.parents][:3] if where else [], title,
+                        metadata, body)
     reading = _Reading(registry, date)
-    front = LineReader(extractor.rules, extractor.label_of).front_matter(metadata, title) if extractor.rules is not None else []
+    front = note_relations(LineReader(extractor.rules, extractor.label_of), metadata, title, document,
+                           body) if extractor.rules is not None else []
     for relation in front:
         reading.add(relation, Extraction(base=date), 1, relation.quote or "")
     context = Context(title=title, owner=owner if owner is not None else config.owner,
-                      date_order=numeric_date_order(text[body_start:]) or config.date_order)
-    reading.read_drawers(extractor, text, body_start, context)
+                      date_order=numeric_date_order(body) or config.date_order,
+                      document=document.name if document else "")
+    reading.read_drawers(extractor, text, body_start, context, rst=bool(where and where.suffix.casefold() == ".rst"))
     return ExtractResult(date.isoformat(), title, tuple(reading.entities), tuple(reading.facts),
                          tuple(reading.rejected))
 
@@ -164,6 +176,8 @@ class _Reading:
         """Keep ``relation`` (read in ``found``, an :class:`Extraction`, at ``line``,
         quoting ``sentence``) as the fact mining would store, if its predicate is known
         and it has a subject."""
+        from palace.nlp.dates import DateInterval
+
         spec = self.registry.get(relation.predicate)
         if spec is None:
             return
@@ -172,7 +186,8 @@ class _Reading:
             return
         obj = (found.entities[relation.object].name if relation.object is not None
                else relation.value or relation.object_name)
-        time = found.fact_time(relation, spec.kind, self.when)
+        day = found.base if relation.quote is None and found.base else self.when.start  # a drawer's day (a chat's)
+        time = found.fact_time(relation, spec.kind, DateInterval(day, day + dt.timedelta(days=1), "day"))
         self.facts.append(ReadFact(
             subject=subject, predicate=relation.predicate, object=obj,
             valid_from=time.start.isoformat() if time.start else None,
@@ -183,23 +198,31 @@ class _Reading:
             confidence=relation.confidence,
         ))
 
-    def read_drawers(self, extractor: "Extractor", text: str, body_start: int, context) -> None:
-        """Cut ``text`` into drawers and read each with ``extractor`` (``context``: the
-        note's :class:`palace.nlp.sentence.Context`, each drawer's heading added)."""
+    def read_drawers(self, extractor: "Extractor", text: str, body_start: int, context, rst: bool = False) -> None:
+        """Cut ``text`` into drawers (as reStructuredText when ``rst``) and read each with
+        ``extractor`` (``context``: the note's :class:`palace.nlp.sentence.Context`, each
+        drawer's heading added)."""
         from dataclasses import replace
 
+        from palace.nlp.chats import chat_days
         from palace.nlp.chunking import chunk_markdown
+        from palace.nlp.dates import first_dated_heading
 
         # drawers as mining cuts them would need the embedder's tokenizer; a word count
         # is close enough for reading facts (a drawer only bounds pronoun look-back)
         chunks = chunk_markdown(text, body_start=body_start, max_tokens=200,
-                                count_tokens=lambda texts: [len(t.split()) * 4 // 3 + 1 for t in texts])
+                                count_tokens=lambda texts: [len(t.split()) * 4 // 3 + 1 for t in texts], rst=rst,
+                                days=[(at, day.isoformat()) for at, day in chat_days(text, body_start, context.date_order)])
         if context.topic is None and chunks:  # what the note is about, read from its opening drawer
             from palace.nlp.topic import note_topic
 
             context = replace(context, topic=note_topic(context.title, chunks[0].text))
-        day = self.when.start
-        items = [(c.text, day, replace(context, heading=c.heading_path[-1] if c.heading_path else ""))
+
+        def day_of(chunk) -> dt.date:  # as mining dates a drawer: its nearest dated heading (a chat's day), else the note
+            return next((d for d in (first_dated_heading(f"# {h}") for h in reversed(chunk.heading_path)) if d),
+                        self.when.start)
+
+        items = [(c.text, day_of(c), replace(context, heading=c.heading_path[-1] if c.heading_path else ""))
                  for c in chunks]
         for chunk, found in zip(chunks, extractor.extract_many(items)):
             for mention in found.entities:

@@ -16,7 +16,7 @@ import queue
 import sqlite3
 import threading
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from palace.store import sqlite as db
 from palace.store.drawers import clear_tombstones, existing_ids, mark_embedded, tombstoned_ids, unembedded_drawers
@@ -78,7 +78,10 @@ class EmbedWorker:
         self.queue: "queue.Queue[list | None]" = queue.Queue()
         self.thread = threading.Thread(target=self._run, name="palace-embed", daemon=True)
         self.error: BaseException | None = None
-        self.count = 0
+        self.count = 0  # drawers embedded (a vector copied by its embed_hash is not counted)
+        self.queued = 0  # drawers submitted
+        self.stored = 0  # drawers whose vectors the store has and which are marked embedded
+        self.on_batch: Callable[[int, int], None] | None = None  # set by finish()
         self._lock = threading.Lock()
 
     def start(self) -> None:
@@ -87,11 +90,19 @@ class EmbedWorker:
 
     def submit(self, items: list) -> None:
         """Queue drawers (as :func:`unembedded` lists them) in batches of :data:`EMBED_BATCH`."""
+        with self._lock:
+            self.queued += len(items)
         for i in range(0, len(items), EMBED_BATCH):
             self.queue.put(items[i:i + EMBED_BATCH])
 
-    def finish(self) -> int:
-        """Embed what is left with both threads; re-raise the worker's error, if any."""
+    def finish(self, on_batch: "Callable[[int, int], None] | None" = None) -> int:
+        """Embed what is left with both threads; re-raise the worker's error, if any.
+        ``on_batch(stored, queued)`` hears how many of the drawers submitted are stored:
+        once now, then after each batch either thread stores. Returns :attr:`count`."""
+        with self._lock:
+            self.on_batch = on_batch
+            if on_batch is not None:
+                on_batch(self.stored, self.queued)
         self.queue.put(None)
         try:
             while self.error is None and not self.cancel.is_set():
@@ -145,6 +156,10 @@ class EmbedWorker:
                 mark_embedded(conn, ids)
 
         db.retry_locked(mark, cancel=self.cancel)
+        with self._lock:  # told under the lock, so the last one heard is the furthest
+            self.stored += len(ids)
+            if self.on_batch is not None:
+                self.on_batch(self.stored, self.queued)
 
 
 _ONE_CORE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

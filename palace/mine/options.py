@@ -75,6 +75,11 @@ class MineCallbacks:
     - ``on_progress(path, drawers_read, drawers)``: a long note's NLP, every
       :attr:`MineOptions.progress_every` drawers (the
       CLI's progress bar and the watcher's status show it);
+    - ``on_phase(phase, done, total)``: the work after the last path, which a bar of
+      paths alone would show as frozen at its end: ``("resolving", 0, 0)`` once before the
+      wing's names are resolved, then ``("vectors", done, total)`` as the drawers queued
+      for embedding are finished (``done`` of ``total`` drawers; first when the last
+      path is stored, then after each batch, from either embedding thread);
     - ``cancel``: once set, the run ends early and cleanly (:class:`palace.mine.run.MineRun`). Anything
       with ``is_set()``, ``wait(timeout)`` and ``set()`` serves (the watcher's yielding
       stop is one)."""
@@ -82,6 +87,7 @@ class MineCallbacks:
     on_start: Callable[[int], None] | None = None
     on_file: "Callable[[FileOutcome], None] | None" = None
     on_progress: Callable[[str, int, int], None] | None = None
+    on_phase: Callable[[str, int, int], None] | None = None
     cancel: threading.Event | None = None
 
 

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from palace.mine.indexing import PREFIX_TOKENS, embed_input
 from palace.mine.reading import Note, content_hash
+from palace.nlp.chats import chat_days
 from palace.nlp.chunking import Chunk, chunk_markdown
 from palace.nlp.dates import DateInterval, first_dated_heading
 from palace.nlp.extraction import Extraction
@@ -95,7 +96,9 @@ def prepare_note(wing: str, rel: str, note: Note, stored: dict[str, str], embedd
     forms may stand for another name now).
     Raises whatever the chunker raises (the run records the note as failed)."""
     chunks = chunk_markdown(note.text, body_start=note.body_start, count_tokens=embedder.count_tokens,
-                            max_tokens=embedder.max_tokens - PREFIX_TOKENS)
+                            max_tokens=embedder.max_tokens - PREFIX_TOKENS, rst=rel.casefold().endswith(".rst"),
+                            days=[(at, day.isoformat()) for at, day in chat_days(note.text, note.body_start,
+                                                                                 note.date_order)])
     occurrences: dict[str, int] = {}
     ids = []
     guessed = note.doc_date_source in ("mtime", "heading", "git")  # may move without the text changing

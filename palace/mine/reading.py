@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from palace.config import MAX_FILE_BYTES
+from palace.nlp.chunking import ADORNMENT
+from palace.nlp.documents import Document, identify
 from palace.nlp.dates import (
     date_from_date_line,
     date_from_filename,
@@ -81,6 +83,8 @@ class Note:
     aliases: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     date_order: str | None = None  # how its numeric dates read: "dmy", "mdy" or None (ambiguous)
+    #: the design record the note is ("PEP 572", "ADR 21"; :mod:`palace.nlp.documents`), or None
+    document: Document | None = None
 
     @property
     def body(self) -> str:
@@ -287,6 +291,9 @@ def read_note(path: Path, git_dates: GitDates | None = None, date_order: str | N
     text, encoding = decode(data)
     metadata, body_start = split_front_matter(text)
     title = str(metadata.get("title") or "").strip() or _title_from(text[body_start:], path)
+    document = identify(path.name, [p.name for p in path.parents][:3], title, metadata, text[body_start:])
+    if document is not None and (title == path.stem or not metadata.get("title") and path.suffix == ".rst"):
+        title = f"{document.name}: {document.title}" if document.title else document.name
     doc_date, source = None, ""
     if "date" in metadata:
         doc_date, source = date_from_front_matter(metadata.get("date")), "front matter"
@@ -315,12 +322,29 @@ def read_note(path: Path, git_dates: GitDates | None = None, date_order: str | N
         aliases=_as_strings(metadata.get("aliases")),
         metadata=metadata,
         date_order=order,
+        document=document,
     )
 
 
 def _title_from(body: str, path: Path) -> str:
-    for line in body.splitlines()[:20]:
+    """The note's first ``#`` heading (a reStructuredText note: its first heading, over-
+    and underlined or underlined), else the file's stem."""
+    lines = body.splitlines()[:40]
+    if path.suffix.casefold() == ".rst":
+        return rst_title(lines) or path.stem
+    for line in lines[:20]:
         stripped = line.strip()
         if stripped.startswith("# "):
             return stripped[2:].strip()
     return path.stem
+
+
+def rst_title(lines: list[str]) -> str | None:
+    """The first section title of reStructuredText ``lines``: a line of text under an
+    adornment of one punctuation character repeated ("=====", "-----", "~~~~"), with or
+    without the same line above it."""
+    for i in range(len(lines) - 1):
+        text, under = lines[i].strip(), lines[i + 1].rstrip()
+        if text and not ADORNMENT.match(text) and ADORNMENT.match(under) and len(under) >= min(len(text), 3):
+            return text
+    return None

@@ -25,7 +25,8 @@ How the work is laid out, for speed on a laptop's two cores:
    while spaCy works) and upserts them into the vector store; a drawer is marked
    ``embedded`` only after the store has it, so a killed run is finished by the next one.
 4. **resolve**: entity resolution of the wing runs once, at the end
-   (:func:`finish_resolution`). A run that stores or deletes anything first records that
+   (:func:`finish_resolution`), with the template lines of the wing counted again
+   (:mod:`palace.graph.templates`). A run that stores or deletes anything first records that
    the wing owes a resolution (:func:`palace.store.runs.mark_resolution_pending`);
    resolution clears it when it commits, so a run killed in between is resolved by the
    next one even if every note is then unchanged.
@@ -47,6 +48,7 @@ from palace.errors import UsageError
 from palace.graph.corrections import mark_candidates, replay
 from palace.graph.lowercase import link_lowercase_mentions
 from palace.graph.resolution import resolve_wing
+from palace.graph.templates import mark_templates
 from palace.graph.temporal import load_values, recorded_now
 from palace.mine.discovery import Decision, PathFilter, decide_paths, walk
 from palace.mine.indexing import EmbedWorker, find_lost_vectors, flush_tombstones, one_core, unembedded
@@ -162,7 +164,7 @@ class MineRun:
             self.store_notes()
             self.resolve()
         finally:
-            self.embedded = self.worker.finish()
+            self.embedded = self.worker.finish(self._phase_vectors if self.callbacks.on_phase else None)
         flush_tombstones(self.store)
         db.private(self.store.path)  # the files Chroma and SQLite made during the run: owner-only
         return self.report(started, started_at)
@@ -456,7 +458,8 @@ class MineRun:
             for index in item.new:
                 chunk = item.chunks[index]
                 context = Context(title=item.note.title, heading=chunk.heading_path[-1] if chunk.heading_path else "",
-                                  owner=self.config.owner, date_order=item.note.date_order, topic=item.topic)
+                                  owner=self.config.owner, date_order=item.note.date_order, topic=item.topic,
+                                  document=item.note.document.name if item.note.document else "")
                 yield chunk.text, drawer_date(item.note, chunk).start, context
 
     def _extract_note(self, item: PendingNote, results: Iterator) -> Generator[Extracted, None, bool]:
@@ -486,11 +489,17 @@ class MineRun:
 
     # -- resolve and report ------------------------------------------------------------
 
+    def _phase_vectors(self, done: int, total: int) -> None:
+        """Tell ``on_phase`` how far the vectors of the run are: ``done`` of ``total`` drawers."""
+        self.callbacks.on_phase("vectors", done, total)
+
     def resolve(self) -> None:
         """The resolve stage: when the run changed anything, or an earlier run left the
         wing's resolution owed, link lower-case names, resolve the wing's entities and
         replay the user's decisions (:func:`finish_resolution`)."""
         if any(o.status != "unchanged" for o in self.outcomes) or resolution_pending(self.conn, self.wing):
+            if self.callbacks.on_phase:
+                self.callbacks.on_phase("resolving", 0, 0)
             finish_resolution(self.conn, self.wing, self.registry, self.config)
 
     def report(self, started: float, started_at: str) -> "MineReport":
@@ -525,6 +534,7 @@ def finish_resolution(conn: sqlite3.Connection, wing: str, registry: dict, confi
         link_lowercase_mentions(conn, wing)
     with db.transaction(conn):
         resolve_wing(conn, wing, registry)
+        mark_templates(conn, wing, registry)  # lines repeated across notes: counts of the whole wing
         if config is not None:  # facts this wing's trust settings send to review
             mark_candidates(conn, config, wing, registry)
         replay(conn, registry)  # the user's decisions, on the facts read again

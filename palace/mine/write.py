@@ -33,6 +33,7 @@ from palace.nlp.extraction import (
     ValidTime,
     email_aliases,
 )
+from palace.nlp.documents import DOCUMENT_LABEL, note_relations
 from palace.nlp.lines import LineReader
 from palace.store import sqlite as db
 from palace.store.drawers import (
@@ -52,6 +53,7 @@ from palace.store.graph import (
     front_matter_facts,
     insert_fact,
     invalidate_facts,
+    set_entity_type,
     timeline_groups,
 )
 
@@ -318,7 +320,9 @@ class NoteWriter:
         rules = extractor.rules
         if rules is None or not item.drawer_ids:
             return set()
-        relations = LineReader(rules, extractor.label_of).front_matter(item.note.metadata, item.note.title)
+        note = item.note
+        relations = note_relations(LineReader(rules, extractor.label_of), note.metadata, note.title, note.document,
+                                   note.body)
         rows = front_matter_facts(self.conn, self.wing, item.rel)
         # (a first drawer that changed took its facts with it when it left)
         if sorted((r["predicate"], r["sentence"]) for r in rows) == sorted((r.predicate, r.quote) for r in relations):
@@ -333,4 +337,9 @@ class NoteWriter:
             group = graph.relation(site, relation, empty, [], when)
             if group is not None:
                 groups.add(group)
+        if note.document is not None:  # the record is a DOCUMENT, also known by its title
+            record = graph.entity(note.document.name, DOCUMENT_LABEL)
+            set_entity_type(self.conn, record, DOCUMENT_LABEL)
+            for alias in note.document.aliases:
+                add_alias(self.conn, record, alias, "document")
         return groups

@@ -14,13 +14,16 @@ row's terms otherwise stay in its segments), the database vacuumed and its write
 log truncated — so the forgotten text is in no file of the palace. The audit
 (``forget_log``) keeps the kind, a SHA-256 of the target and the counts, no content. A
 forgotten path is not mined again: :func:`palace.store.drawers.forgotten_paths` is read by
-the mine run (:meth:`palace.mine.run.MineRun.decide`), until :func:`allow` lifts it. Every
-read and delete of the tables is a function of :mod:`palace.store.forget`.
+the mine run (:meth:`palace.mine.run.MineRun.decide`), until :func:`allow` lifts it. The
+list (hashes of each note's ``wing/path`` and of its content) travels with an export, and
+:func:`forget_listed` applies it on import. Every read and delete of the tables is a
+function of :mod:`palace.store.forget`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +34,7 @@ from palace.graph.temporal import apply_timelines, recorded_now
 from palace.store import forget as forget_rows
 from palace.store import readings
 from palace.store import sqlite as db
-from palace.store.drawers import path_hash, remove_drawer
+from palace.store.drawers import forgotten_paths, path_hash, remove_drawer
 from palace.store.entities import find_entities
 from palace.store.resolution import refresh_aliases
 
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
     from palace.config import Config
     from palace.store.store import Store
 
-__all__ = ["ForgetReport", "forget", "allow", "compact"]
+__all__ = ["ForgetReport", "forget", "forget_listed", "allow", "compact"]
 
 
 @dataclass(frozen=True)
@@ -77,8 +80,8 @@ def _scopes(root: str, wing: str, rel: str) -> str:
 
 
 def allow(conn: "sqlite3.Connection", path: str | None = None, *, wing: str | None = None) -> int:
-    """Let the forgotten notes at ``path`` (a note or a folder, as given to
-    :func:`forget`), or of ``wing``, be mined again. Returns how many were blocked.
+    """Let the forgotten notes at ``path`` (a note or a folder, on disk or relative to
+    its wing's root, as given to :func:`forget`), or of ``wing``, be mined again. Returns how many were blocked.
     Raises :class:`UsageError` when neither is given."""
     if wing is not None:
         wanted = [_digest(f"wing\0{wing}")]
@@ -88,6 +91,11 @@ def allow(conn: "sqlite3.Connection", path: str | None = None, *, wing: str | No
         for root in [resolved, *resolved.parents]:  # whichever folder was the root, the hash says
             rel = resolved.relative_to(root).as_posix()
             wanted.append(_digest(f"{root}\0{'' if rel == '.' else rel}"))
+        rel = path.strip().replace("\\", "/").strip("/")
+        if rel and not Path(rel).is_absolute():  # relative to a wing's root, as `palace ask` prints it
+            for wing, root in forget_rows.roots(conn):
+                wanted.append(_digest(f"{root}\0{rel.removeprefix(wing + '/')}"))
+                wanted.append(_digest(f"{root}\0{rel}"))
     else:
         raise UsageError("--allow needs the PATH or the --wing that was forgotten")
     with db.transaction(conn):
@@ -117,6 +125,35 @@ def forget(store: "Store", config: "Config", registry: dict, *, path: str | None
     else:
         rows = _files_at(conn, path)
         kind, target = "path", path
+    return _forget_files(store, config, registry, rows, kind, target, dry_run)
+
+
+def forget_listed(store: "Store", config: "Config", registry: dict, entries: list[dict]) -> int:
+    """Apply the forget list of an export (:func:`palace.store.forget.forget_list`:
+    ``path_hash`` of a note's ``wing/path``, ``content_hash`` of its bytes, ``scopes``) to
+    the palace in ``store``: forget every note found by either hash, as ``palace forget``
+    does, and keep every entry so that no later mine reads those notes again. Returns how
+    many notes were forgotten now. The caller holds the one-writer lock."""
+    conn = store.conn
+    paths = {e["path_hash"] for e in entries if isinstance(e, dict) and e.get("path_hash")}
+    contents = {e["content_hash"] for e in entries if isinstance(e, dict) and e.get("content_hash")}
+    rows = [r for r in forget_rows.files_with_hashes(conn)
+            if path_hash(r["wing"], r["path"]) in paths or (r["content_hash"] and r["content_hash"] in contents)]
+    forgotten = _forget_files(store, config, registry, rows, "path", "(import)", False).files if rows else 0
+    with db.transaction(conn):
+        known = forgotten_paths(conn)
+        forget_rows.remember_forgotten(conn, [
+            (e["path_hash"], e.get("scopes") or "", e.get("content_hash"))
+            for e in entries if isinstance(e, dict) and e.get("path_hash") and e["path_hash"] not in known],
+            recorded_now())
+    return forgotten
+
+
+def _forget_files(store: "Store", config: "Config", registry: dict, rows: list, kind: str, target: str,
+                  dry_run: bool) -> ForgetReport:
+    """Forget the notes of the files ``rows`` (see :func:`forget`); ``kind`` and
+    ``target`` name what was asked for, in the report and the audit."""
+    conn = store.conn
     file_ids = [r["id"] for r in rows]
     drawers = forget_rows.drawers_of_files(conn, file_ids)
     places = [(r["wing"], r["path"]) for r in rows]
@@ -135,8 +172,8 @@ def forget(store: "Store", config: "Config", registry: dict, *, path: str | None
             gone = forget_rows.delete_unsupported_entities(conn)
             if dry_run:
                 raise _DryRun(ForgetReport(dry_run=True, entities=gone, decisions=decisions, **report))
-            forget_rows.remember_forgotten(
-                conn, [(path_hash(r["wing"], r["path"]), _scopes(r["root"], r["wing"], r["path"])) for r in rows], now)
+            forget_rows.remember_forgotten(conn, [(path_hash(r["wing"], r["path"]), _scopes(r["root"], r["wing"], r["path"]),
+                                                   r["content_hash"]) for r in rows], now)
             for name in wings:
                 db.set_meta(conn, f"resolution_pending:{name}", now)
             audit = _audit(conn, kind, target, now, files=len(rows), drawers=len(drawers), facts=len(facts),
@@ -182,7 +219,11 @@ def _forget_entity(store: "Store", config: "Config", registry: dict, name: str, 
 
 
 def _files_at(conn: "sqlite3.Connection", path: str) -> list:
-    """The files rows at ``path`` (a note, or every note under a folder), under any root."""
+    """The files rows at ``path`` (a note, or every note under a folder): a path on disk
+    under any root; else a path relative to a wing's root, as ``palace ask`` prints it
+    (``meetings/2024-04-12.md``, a trailing ``:line`` or ``:first-last`` allowed, or led
+    by the wing's name: ``sample/meetings/2024-04-12.md``). Raises :class:`UsageError`
+    when nothing is there, or when a relative path names notes in several wings."""
     resolved = Path(path).expanduser().resolve()
     found = []
     for wing, root in forget_rows.roots(conn):
@@ -192,9 +233,30 @@ def _files_at(conn: "sqlite3.Connection", path: str) -> list:
             continue
         found += forget_rows.files_under(conn, wing, "" if rel == "." else rel)
     if not found:
-        raise UsageError(f"no mined note at {path}", hint="give the path of a note or folder under a mined root"
+        found = _files_in_wings(conn, path)
+    if not found:
+        raise UsageError(f"no mined note at {path}", hint="give the path of a note or folder under a mined root,"
+                                                           " or relative to its wing as `palace ask` prints it"
                                                            " (palace status lists them)")
     return found
+
+
+def _files_in_wings(conn: "sqlite3.Connection", path: str) -> list:
+    """The files rows at ``path`` read relative to a wing's root (see :func:`_files_at`)."""
+    rel = re.sub(r":\d+(?:-\d+)?$", "", path.strip()).replace("\\", "/").strip("/")
+    if not rel or Path(rel).is_absolute() or ".." in rel.split("/"):
+        return []
+    by_wing: dict[str, list] = {}
+    for wing in forget_rows.wings_any_order(conn):
+        rows = forget_rows.files_under(conn, wing, rel)
+        if not rows and rel.startswith(wing + "/"):  # sample/meetings/… : the wing, then its path
+            rows = forget_rows.files_under(conn, wing, rel[len(wing) + 1:])
+        if rows:
+            by_wing[wing] = rows
+    if len(by_wing) > 1:
+        raise UsageError(f"{rel} names notes in several wings: {', '.join(sorted(by_wing))}",
+                         hint=f"lead it with the wing's name: {sorted(by_wing)[0]}/{rel}")
+    return next(iter(by_wing.values()), [])
 
 
 def _facts_of(conn: "sqlite3.Connection", drawer_ids: list[str], places: list[tuple[str, str]]) -> list:

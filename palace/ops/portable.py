@@ -31,6 +31,7 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from palace.errors import UsageError
 from palace.results import to_data
@@ -40,6 +41,9 @@ from palace.store.entities import all_entities
 from palace.store.facts import FactFilter, fact_views
 from palace.store.store import Store
 
+if TYPE_CHECKING:
+    from palace.config import Config
+
 #: The format name and version of a JSON export.
 FORMAT = "palace-graph/1"
 
@@ -47,7 +51,11 @@ FORMAT = "palace-graph/1"
 def graph_data(store: Store, registry: dict) -> dict:
     """The palace's graph as plain data (the JSON export): ``format``, ``exported_at``,
     ``palace`` (its folder), ``entities``, ``facts`` (every typed fact, ``mentioned_with``
-    left out, in any state), ``entity_decisions`` and ``fact_decisions``."""
+    left out, in any state), ``entity_decisions``, ``fact_decisions`` and ``forgotten``
+    (the forget list: hashes of each forgotten note's ``wing/path`` and content, no path,
+    no content; :func:`palace.store.forget.forget_list`)."""
+    from palace.store.forget import forget_list
+
     conn = store.conn
     facts = fact_views(conn, FactFilter(typed_only=True), registry, limit=10**9)
     return {
@@ -58,6 +66,7 @@ def graph_data(store: Store, registry: dict) -> dict:
         "facts": [to_data(f) for f in sorted(facts, key=lambda f: f.id)],
         "entity_decisions": [dict(r) for r in rows.entity_decisions(conn)],
         "fact_decisions": [dict(r) for r in rows.fact_decisions(conn)],
+        "forgotten": forget_list(conn),
     }
 
 
@@ -98,21 +107,27 @@ def _graphml(data: dict) -> str:
 @dataclass(frozen=True)
 class ImportReport:
     """What :func:`import_decisions` recorded: entity decisions, facts added again,
-    fact decisions recorded, facts they changed now, and those already present."""
+    fact decisions recorded, facts they changed now, and those already present; and the
+    notes of this palace its forget list made it forget (``notes_forgotten``)."""
 
     entity_decisions: int
     facts_added: int
     fact_decisions: int
     facts_changed: int
     already_present: int
+    notes_forgotten: int = 0
 
 
-def import_decisions(store: Store, registry: dict, path: Path) -> ImportReport:
+def import_decisions(store: Store, config: "Config", registry: dict, path: Path) -> ImportReport:
     """Replay the user's decisions of the JSON export at ``path`` into the palace of
-    ``store`` (``registry``: its predicate registry). The caller holds the write lock.
-    Raises :class:`UsageError` for a file that is not a palace export."""
+    ``store`` (``config``, ``registry``: its settings and predicate registry), after
+    applying its forget list (:func:`palace.ops.forgetting.forget_listed`: a note the
+    exporting palace forgot is forgotten here too, found by its path or its content, and
+    never mined again). The caller holds the write lock. Raises :class:`UsageError` for
+    a file that is not a palace export."""
     from palace.graph.corrections import add_fact, replay
     from palace.graph.resolution import resolve_every_wing
+    from palace.ops.forgetting import forget_listed
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -121,6 +136,8 @@ def import_decisions(store: Store, registry: dict, path: Path) -> ImportReport:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise UsageError(f"{path} is not a palace export ({FORMAT})", hint="write one with `palace export --json`")
     conn = store.conn
+    listed = data.get("forgotten") or []
+    forgotten = forget_listed(store, config, registry, listed) if isinstance(listed, list) and listed else 0
     present = 0
     entity_count = 0
     with db.transaction(conn):
@@ -146,7 +163,8 @@ def import_decisions(store: Store, registry: dict, path: Path) -> ImportReport:
                             valid_from=_day(d["valid_from"]), valid_to=_day(d["valid_to"]), note=d.get("note") or "",
                             # a candidate when exported (pending or rejected: the rejection is replayed after)
                             by=d.get("by") or "user",
-                            candidate=exported_state.get(d.get("fact_id")) in ("candidate", "rejected"))
+                            candidate=exported_state.get(d.get("fact_id")) in ("candidate", "rejected"),
+                            new=True)  # the export's own names: made again if this palace lacks them
             with db.transaction(conn):  # keep when it was decided
                 rows.set_decided_at(conn, made.id, d["created_at"])
             added += 1
@@ -159,7 +177,7 @@ def import_decisions(store: Store, registry: dict, path: Path) -> ImportReport:
         recorded += 1
     with db.transaction(conn):
         changed = replay(conn, registry)
-    return ImportReport(entity_count, added, recorded, changed, present)
+    return ImportReport(entity_count, added, recorded, changed, present, forgotten)
 
 
 def _day(text: str | None) -> dt.date | None:

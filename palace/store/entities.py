@@ -12,7 +12,8 @@ from palace.errors import UsageError
 from palace.nlp.names import entity_key
 
 __all__ = ["find_entities", "entity_named", "entity_by_key", "entity_names", "entity_name", "entity_type", "entity_kinds",
-           "aliases_of", "alias_entries", "home_wing", "mentioned_in_wing", "aliases_with_words", "all_entities", "count_entities"]
+           "aliases_of", "alias_entries", "home_wing", "mentioned_in_wing", "aliases_with_words", "all_entities", "count_entities",
+           "close_names"]
 
 
 def find_entities(conn: sqlite3.Connection, name: str) -> list[sqlite3.Row]:
@@ -126,6 +127,25 @@ def aliases_with_words(conn: sqlite3.Connection, words: list[str], wing: str | N
                 " JOIN files f ON f.id = d.file_id WHERE m.entity_id = e.id AND f.wing = ?)")
         params.append(wing)
     return conn.execute(sql, params).fetchall()
+
+
+def close_names(conn: sqlite3.Connection, name: str, *, wing: str | None = None, limit: int = 5) -> list[str]:
+    """The names and aliases closest to ``name`` (difflib's ratio ≥ 0.6 on lower case),
+    best first, at most ``limit``: of every entity, or with ``wing`` of the entities
+    mentioned in it or named by a fact read there (a caller limited to one wing hears of
+    no other)."""
+    sql = "SELECT DISTINCT a.alias FROM aliases a"
+    params: tuple = ()
+    if wing is not None:
+        sql += (" WHERE EXISTS (SELECT 1 FROM mentions m JOIN drawers d ON d.id = m.drawer_id JOIN files f"
+                " ON f.id = d.file_id WHERE m.entity_id = a.entity_id AND f.wing = ?)"
+                " OR EXISTS (SELECT 1 FROM facts x WHERE (x.subject_id = a.entity_id OR x.object_id = a.entity_id)"
+                " AND x.wing = ?)")
+        params = (wing, wing)
+    lowered: dict[str, str] = {}
+    for (alias,) in conn.execute(sql, params):
+        lowered.setdefault(alias.casefold(), alias)
+    return [lowered[c] for c in difflib.get_close_matches(name.casefold(), list(lowered), n=limit, cutoff=0.6)]
 
 
 def all_entities(conn: sqlite3.Connection) -> list[dict]:

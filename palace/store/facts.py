@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from palace.nlp.markup import readable
 
 __all__ = ["FactFilter", "FactView", "fact_views", "count_facts", "any_fact", "fact_with_keys", "is_live", "fact_wing",
-           "candidates_of_rule", "live_mined_facts", "fact_values", "entity_edges", "cooccurrences"]
+           "candidates_of_rule", "live_mined_facts", "fact_values", "entity_edges", "cooccurrences",
+           "read_across_table_cells", "decided_against"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,15 @@ class FactView:
 #: SQL condition of a fact read in a note with no date of its own that a dated note has
 #: since contradicted (superseded, with no valid time): valid on no day.
 UNDATED_SUPERSEDED = "(f.valid_from IS NULL AND f.valid_to IS NULL AND f.superseded_by IS NOT NULL)"
+
+
+#: The ``valid_granularity`` of a fact whose start its note does not give and must not
+#: be guessed (a design record's status with no day for it: never its creation date).
+START_UNKNOWN = "unknown"
+#: SQL condition (one parameter: a day) of such a fact asked of a day before the palace
+#: learned it: it holds now, and says nothing of a past day.
+START_UNKNOWN_BEFORE = (f"(f.valid_from IS NULL AND f.valid_granularity = '{START_UNKNOWN}'"
+                        " AND substr(f.recorded_at, 1, 10) > ?)")
 
 
 #: SQL condition (one parameter: a day) of a fact with no start ("instead of Priya": it
@@ -116,7 +126,8 @@ class FactFilter:
       co-occurrences stay on record.
     - ``valid_on``: true in the world on that day (``as of``): begun, not ended, names a
       value, and not an undated fact a dated one contradicted, nor an ending whose value
-      the notes only state later.
+      the notes only state later, nor a fact of unknown start (:data:`START_UNKNOWN`)
+      asked of a day before the palace recorded it.
     - ``known_at``: what the palace held at that moment (recorded, not yet invalidated).
     - ``live``: in the state ``live`` (:mod:`palace.store.fact_states`); ``unsuperseded``:
       not superseded.
@@ -129,6 +140,9 @@ class FactFilter:
     - ``changed_in``: began, or (a state) ended, in ``[start, end)`` of valid time.
     - ``changed_since``: learned, invalidated or superseded after that moment (recorded time).
     - ``candidates``: candidates awaiting review (the state ``candidate``).
+    - ``statuses``: in one of these states (:mod:`palace.store.fact_states`: ``live``,
+      ``planned``, ``candidate``…).
+    - ``not_wings``: read in none of these wings (a map leaves out the private ones).
     """
 
     entity_ids: tuple[int, ...] = ()
@@ -153,6 +167,8 @@ class FactFilter:
     changed_in: tuple[dt.date, dt.date] | None = None
     changed_since: str | None = None
     candidates: bool = False
+    statuses: tuple[str, ...] = ()
+    not_wings: tuple[str, ...] = ()
     any_of: tuple["FactFilter", ...] = ()
 
     def where(self, registry: dict) -> tuple[str, list]:
@@ -191,7 +207,7 @@ class FactFilter:
             day = self.valid_on.isoformat()
             add("(f.valid_from IS NULL OR f.valid_from <= ?) AND (f.valid_to IS NULL OR f.valid_to > ?)"
                 f" AND (f.object_id IS NOT NULL OR f.object_value IS NOT NULL) AND NOT {UNDATED_SUPERSEDED}"
-                f" AND NOT {NOT_BEGUN_BY}", day, day, day)
+                f" AND NOT {NOT_BEGUN_BY} AND NOT {START_UNKNOWN_BEFORE}", day, day, day, day)
         if self.known_at:
             moment = self.known_at if "T" in self.known_at else self.known_at + "T23:59:59"
             add("f.recorded_at <= ? AND (f.invalidated_at IS NULL OR f.invalidated_at > ?)", moment, moment)
@@ -201,6 +217,10 @@ class FactFilter:
             add("f.status = 'live'")
         if self.unsuperseded:
             add("f.superseded_by IS NULL")
+        if self.statuses:
+            add(f"f.status IN ({_marks(self.statuses)})", *self.statuses)
+        if self.not_wings:
+            add(f"f.wing NOT IN ({_marks(self.not_wings)})", *self.not_wings)
         if self.overlaps:
             start, end = self.overlaps
             add("(f.valid_from IS NULL OR f.valid_from < ?) AND (f.valid_to IS NULL OR f.valid_to > ?)",
@@ -259,13 +279,16 @@ def _ended(row, registry: dict) -> bool:
 
 
 def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, limit: int = 500,
-               newest_first: bool = False) -> tuple[FactView, ...]:
+               newest_first: bool = False, undated_last: bool = False) -> tuple[FactView, ...]:
     """The facts ``wanted`` selects, as :class:`FactView`, ordered by valid time, then
-    recorded time (``newest_first``: the latest recorded first), at most ``limit``.
-    ``registry`` (``{name: Predicate}``) says which predicates are events and which take
-    one value (for ``conflicts_with``)."""
+    recorded time (``newest_first``: the latest recorded first), at most ``limit``; with
+    ``undated_last`` the facts with no valid start come after the dated ones (else
+    before). ``registry`` (``{name: Predicate}``) says which predicates are events and
+    which take one value (for ``conflicts_with``)."""
     where, params = wanted.where(registry)
     order = "f.recorded_at DESC, f.id DESC" if newest_first else "f.valid_from, f.recorded_at, f.id"
+    if undated_last and not newest_first:
+        order = "f.valid_from IS NULL, " + order
     rows = conn.execute(
         "SELECT f.*, s.name AS subject_name, coalesce(o.name, f.object_value) AS object_name,"
         " d.line_start + length(substr(d.text, 1, f.char_start)) - length(replace(substr(d.text, 1, f.char_start),"
@@ -389,3 +412,30 @@ def cooccurrences(conn: sqlite3.Connection, entity_ids) -> list[tuple[int, int]]
     return [tuple(r) for r in conn.execute(
         f"SELECT subject_id, object_id FROM facts WHERE predicate = 'mentioned_with' AND status = 'live'"
         f" AND (subject_id IN ({_marks(ids)}) OR object_id IN ({_marks(ids)}))", ids + ids)]
+
+
+def read_across_table_cells(conn: sqlite3.Connection, fact_ids) -> set[int]:
+    """Those of ``fact_ids`` that a sentence rule read across the cells of a table row
+    ("| Dana Lee | uses Kafka |" is no sentence): their sentence holds a ``|`` and their
+    rule is not a key–value or front-matter reading (``| Plan | Pro |`` is one)."""
+    ids = list(fact_ids)
+    if not ids:
+        return set()
+    return {r[0] for r in conn.execute(
+        f"SELECT id FROM facts WHERE id IN ({_marks(ids)}) AND instr(sentence, '|') > 0"
+        " AND substr(extractor, instr(extractor, '/') + 1) NOT LIKE 'key-%'"
+        " AND substr(extractor, instr(extractor, '/') + 1) NOT LIKE 'front-matter-%'", ids)}
+
+
+def decided_against(conn: sqlite3.Connection, drawer_ids) -> dict[str, tuple[str, ...]]:
+    """``{drawer id: states}``: the drawers of ``drawer_ids`` holding a fact the user
+    ``rejected`` (a candidate turned down in review) or ``retracted``, and which of the two."""
+    ids = list(drawer_ids)
+    if not ids:
+        return {}
+    out: dict[str, list[str]] = {}
+    for drawer, status in conn.execute(
+            f"SELECT DISTINCT drawer_id, status FROM facts WHERE drawer_id IN ({_marks(ids)})"
+            " AND status IN ('rejected', 'retracted') ORDER BY drawer_id, status", ids):
+        out.setdefault(drawer, []).append(status)
+    return {d: tuple(v) for d, v in out.items()}

@@ -14,7 +14,8 @@ import sqlite3
 import time
 
 __all__ = ["files_of_wing", "roots", "files_under", "drawers_of_files", "count_mentions_of_files",
-           "facts_of_drawers", "facts_at", "delete_files", "remember_forgotten", "allow_scopes", "delete_facts",
+           "facts_of_drawers", "facts_at", "delete_files", "remember_forgotten", "forget_list", "files_with_hashes",
+           "allow_scopes", "delete_facts",
            "existing_entities", "delete_unsupported_entities", "entity_keys", "facts_naming",
            "count_mentions_of_entities", "delete_entities", "wings_any_order", "wing_has_files",
            "drop_wing_resolution", "log_forget", "compact"]
@@ -28,8 +29,8 @@ def _marks(values) -> str:
 
 
 def files_of_wing(conn: sqlite3.Connection, wing: str) -> list[sqlite3.Row]:
-    """The files rows of ``wing``: ``id``, ``wing``, ``path``, ``root``."""
-    return conn.execute("SELECT id, wing, path, root FROM files WHERE wing = ?", (wing,)).fetchall()
+    """The files rows of ``wing``: ``id``, ``wing``, ``path``, ``root``, ``content_hash``."""
+    return conn.execute("SELECT id, wing, path, root, content_hash FROM files WHERE wing = ?", (wing,)).fetchall()
 
 
 def roots(conn: sqlite3.Connection) -> list[tuple[str, str]]:
@@ -38,11 +39,11 @@ def roots(conn: sqlite3.Connection) -> list[tuple[str, str]]:
 
 
 def files_under(conn: sqlite3.Connection, wing: str, rel: str) -> list[sqlite3.Row]:
-    """The files rows (``id``, ``wing``, ``path``, ``root``) of ``wing`` at ``rel``, a
-    note or a folder of its root (``""``: the whole root)."""
+    """The files rows (``id``, ``wing``, ``path``, ``root``, ``content_hash``) of ``wing``
+    at ``rel``, a note or a folder of its root (``""``: the whole root)."""
     like = rel.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
     return conn.execute(
-        "SELECT id, wing, path, root FROM files WHERE wing = ? AND (path = ? OR ? = '' OR path LIKE ? ESCAPE '\\')",
+        "SELECT id, wing, path, root, content_hash FROM files WHERE wing = ? AND (path = ? OR ? = '' OR path LIKE ? ESCAPE '\\')",
         (wing, rel, rel, like)).fetchall()
 
 
@@ -77,12 +78,27 @@ def delete_files(conn: sqlite3.Connection, file_ids: list[int]) -> None:
     conn.execute(f"DELETE FROM files WHERE id IN ({_marks(file_ids)})", file_ids)
 
 
-def remember_forgotten(conn: sqlite3.Connection, notes: list[tuple[str, str]], now: str) -> None:
-    """Keep the notes ``(path hash, scopes)`` from being mined again
+def remember_forgotten(conn: sqlite3.Connection, notes: list[tuple[str, str, str | None]], now: str) -> None:
+    """Keep the notes ``(path hash, scopes, content hash)`` from being mined again
     (:func:`palace.store.drawers.forgotten_paths` reads them); ``scopes``: the hashes of
-    the folders and the wing that hold the note, space-separated, for :func:`allow_scopes`."""
-    conn.executemany("INSERT OR REPLACE INTO forgotten_paths (hash, scopes, created_at) VALUES (?, ?, ?)",
-                     [(digest, scopes, now) for digest, scopes in notes])
+    the folders and the wing that hold the note, space-separated, for :func:`allow_scopes`;
+    the content hash lets an import find the note at another path."""
+    conn.executemany("INSERT OR REPLACE INTO forgotten_paths (hash, scopes, content_hash, created_at)"
+                     " VALUES (?, ?, ?, ?)", [(digest, scopes, content, now) for digest, scopes, content in notes])
+
+
+def forget_list(conn: sqlite3.Connection) -> list[dict]:
+    """Every forgotten note as the export carries it: ``path_hash`` (of its ``wing/path``),
+    ``content_hash`` (None when forgotten before this was kept), ``scopes`` and
+    ``forgotten_at``; hashes only, no path and no content."""
+    return [{"path_hash": r[0], "content_hash": r[1], "scopes": r[2], "forgotten_at": r[3]} for r in conn.execute(
+        "SELECT hash, content_hash, scopes, created_at FROM forgotten_paths ORDER BY created_at, hash")]
+
+
+def files_with_hashes(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Every files row (``id``, ``wing``, ``path``, ``root``, ``content_hash``), to find the
+    notes a forget list names."""
+    return conn.execute("SELECT id, wing, path, root, content_hash FROM files").fetchall()
 
 
 def allow_scopes(conn: sqlite3.Connection, digests: list[str]) -> int:

@@ -83,6 +83,11 @@ def entity_id(conn: sqlite3.Connection, cache: dict, name: str, label: str) -> i
     return entity
 
 
+def set_entity_type(conn: sqlite3.Connection, entity: int, label: str) -> None:
+    """Give ``entity`` the type ``label`` (a design record read as a ``DOCUMENT``)."""
+    conn.execute("UPDATE entities SET type = ? WHERE id = ? AND type != ?", (label, entity, label))
+
+
 def add_alias(conn: sqlite3.Connection, entity: int, alias: str, source: str) -> None:
     """Record ``alias`` of ``entity`` (``source``: ``name``, ``front matter``, ``e-mail``…);
     an alias it already has is left as it is."""
@@ -143,12 +148,12 @@ def close_fact(conn: sqlite3.Connection, fact_id: int, valid_to: str | None, sup
 
 
 def front_matter_facts(conn: sqlite3.Connection, wing: str, path: str) -> list[sqlite3.Row]:
-    """The live facts (status ``live``) a note's front matter gave (extractor
-    ``…/front-matter-…``): rows of ``id``, ``subject_id``, ``predicate`` and ``sentence``
+    """The live facts (status ``live``) a note's front matter or its design record's
+    header gave (extractor ``…/front-matter-…`` or ``…/document-…``): rows of ``id``, ``subject_id``, ``predicate`` and ``sentence``
     (the field as quoted)."""
     return conn.execute(
         "SELECT id, subject_id, predicate, sentence FROM facts WHERE wing = ? AND path = ? AND status = 'live'"
-        " AND extractor LIKE ?", (wing, path, "%/front-matter-%")).fetchall()
+        " AND (extractor LIKE ? OR extractor LIKE ?)", (wing, path, "%/front-matter-%", "%/document-%")).fetchall()
 
 
 def timeline_groups(conn: sqlite3.Connection, drawer_ids: list[str]) -> set[tuple[int, str]]:

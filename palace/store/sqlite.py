@@ -4,7 +4,7 @@ Opens the database with WAL, ``busy_timeout`` and foreign keys on, and applies n
 migrations in order (the applied names are kept in ``schema_migrations``). Chroma holds
 only what can be rebuilt from these tables.
 
-Tables (migrations ``0001_initial`` to ``0012_fact_status``, in :data:`MIGRATIONS`):
+Tables (migrations ``0001_initial`` to ``0013_forgotten_content``, in :data:`MIGRATIONS`):
 
 - ``meta(key, value)``: palace-wide settings (embedding model name and dimension).
 - ``files``: one row per path seen under a wing, with status ``indexed`` / ``skipped`` /
@@ -45,7 +45,8 @@ Tables (migrations ``0001_initial`` to ``0012_fact_status``, in :data:`MIGRATION
 - ``forget_log``, ``forgotten_paths``: what ``palace forget`` removed (kind, a SHA-256 of
   the target, counts, when: no forgotten content) and the hashes of the ``wing/path``
   a re-mine skips, with the hashes of the folders and the wing holding it (``scopes``,
-  so that ``--allow`` can lift a folder or a wing).
+  so that ``--allow`` can lift a folder or a wing) and the note's ``content_hash`` (an
+  export carries the list; an import forgets a note found by either hash).
 - ``vector_tombstones``: drawer ids whose vectors must leave Chroma (written in the same
   transaction that deletes the drawers, cleared once Chroma has dropped them), so a kill
   between the two stores never leaves a vector that search would return.
@@ -569,6 +570,14 @@ MIGRATIONS: list[tuple[str, str]] = [
             WHERE status = 'live' AND EXISTS (SELECT 1 FROM fact_decisions WHERE action = 'accept');
         CREATE INDEX facts_candidates ON facts(id) WHERE status = 'candidate';
         CREATE INDEX facts_decision ON facts(decision_id) WHERE decision_id IS NOT NULL;
+        """,
+    ),
+    (
+        # the forget list travels with an export: each forgotten note's content hash beside
+        # the hash of its wing/path, so an import can forget a note mined again elsewhere
+        "0013_forgotten_content",
+        """
+        ALTER TABLE forgotten_paths ADD COLUMN content_hash TEXT;
         """,
     ),
 ]
