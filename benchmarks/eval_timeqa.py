@@ -123,7 +123,7 @@ def judge_facts(palace, gold: dict[str, dict], rows: list[dict]) -> list[dict]:
             continue
         texts = [f"{f.subject} {f.predicate} {f.object or ''}" for f in result.facts]
         values = [v for f in result.facts for v in (f.subject, f.object or "") if v]
-        right = names_any(values, item["answers"]) and not names_any(values, item["distractors"])
+        right = names_any(values, item["answers"]) and not names_any(values, item.get("distractors", []))
         out.append({"id": row["id"], "verdict": "right" if right else "wrong", "said": " | ".join(texts)[:600],
                     "facts": len(result.facts)})
     return out
@@ -219,7 +219,7 @@ def print_errors(title: str, verdicts: list[dict], gold: dict[str, dict], n: int
     for v in sample:
         item = gold[v["id"]]
         print(f"- {v['id']} [{item['relation_meaning']}] {item['question']}\n    gold {item['answers']}"
-              f"  distractors {item['distractors'][:4]}\n    said: {v['said'][:300]}")
+              f"  distractors {item.get('distractors', [])[:4]}\n    said: {v['said'][:300]}")
 
 
 def main() -> None:

@@ -84,7 +84,8 @@ def mood(verb: "Token") -> str:
         if child.dep_ in ("advmod", "npadvmod") and low in ("longer", "anymore", "more") and (
                 low == "anymore" or any(g.lower_ in ("no", "any") for g in child.children)):
             ending = True
-        if child.dep_ == "advmod" and low in PAST_ADVERBS and verb.tag_ not in ("VB", "VBZ", "VBP"):
+        if child.dep_ == "advmod" and low in PAST_ADVERBS and verb.tag_ not in ("VB", "VBZ", "VBP") \
+                and not is_frequency(child):
             ending = True
     for child in verb.children:
         low = child.lower_
@@ -105,6 +106,8 @@ def mood(verb: "Token") -> str:
             c.dep_ == "aux" and c.lemma_ == "be" and c.tag_ in ("VBZ", "VBP") for c in verb.children):
         return "planned"  # "is leaving Turkcell", "are moving to Oslo": announced, not done
     head = verb.head
+    if verb.dep_ == "ccomp" and head.i != verb.i and apart(verb, head):
+        head = verb  # "Ana leads Kestrel; Bo moved to Heron": two statements, not one inside the other
     if verb.dep_ in ("xcomp", "ccomp") and head.i != verb.i and head.pos_ in ("VERB", "AUX", "ADJ"):
         lemma = head.lemma_.casefold()
         if lemma in STOP_HEADS:
@@ -141,6 +144,23 @@ def mood(verb: "Token") -> str:
     return "ending" if ending else "fact"
 
 
+def apart(verb: "Token", head: "Token") -> bool:
+    """Whether a semicolon or a dash stands between a clause and the verb the parser hung
+    it on: the small model reads "A leads X; B moved to Y" as one clause inside the other."""
+    span = [t.i for t in verb.subtree]
+    between = verb.doc[max(span) + 1:head.i] if verb.i < head.i else verb.doc[head.i + 1:min(span)]
+    return any(t.text in (";", "—", "–") for t in between)
+
+
+def is_frequency(adverb: "Token") -> bool:
+    """"once a day", "once weekly", "once per week": how often, not "once" = formerly."""
+    if any(c.dep_ in ("npadvmod", "prep", "advmod") for c in adverb.children):
+        return True
+    doc = adverb.doc
+    nxt = doc[adverb.i + 1].lower_ if adverb.i + 1 < len(doc) else ""
+    return nxt in ("a", "an", "per", "every", "each", "daily", "weekly", "monthly", "nightly", "yearly", "more")
+
+
 def is_past(verb: "Token") -> bool:
     """Simple past ("switched", "was switched"), not the present perfect ("has lived").
     A VBD tag on a form equal to its lemma ("we downgrade") is the small model's slip,
@@ -173,6 +193,8 @@ def subject_token(verb: "Token") -> "Token | None":
         if subject is None:  # the small model sometimes hangs a name on the verb as a compound
             subject = next((c for c in verb.lefts if c.dep_ in ("compound", "npadvmod", "dep")
                             and (c.pos_ == "PROPN" or c.tag_ in ("NNP", "NNPS"))), None)
+        if subject is None:
+            subject = _dated_subject(verb)
         if subject is not None:
             if subject.lower_ in RELATIVE_PRONOUNS and verb.dep_ == "relcl":
                 return copula_partner(verb.head)
@@ -181,7 +203,7 @@ def subject_token(verb: "Token") -> "Token | None":
             verb = verb.head
             seen += 1
             continue
-        if verb.dep_ in ("xcomp", "advcl") and verb.head.pos_ in ("VERB", "AUX"):
+        if verb.dep_ in ("xcomp", "advcl", "acomp") and verb.head.pos_ in ("VERB", "AUX"):
             verb = verb.head
             seen += 1
             continue
@@ -189,6 +211,24 @@ def subject_token(verb: "Token") -> "Token | None":
             return copula_partner(verb.head)
         return None
     return None
+
+
+def _dated_subject(verb: "Token") -> "Token | None":
+    """"On 03/04/2024 Ruth started…", "In 1998 Smith joined…": the small model reads the
+    name right before the verb into the date's phrase; a proper noun there, after a
+    date, is the subject."""
+    doc = verb.doc
+    if verb.i == 0 or verb.dep_ != "ROOT":
+        return None
+    name = doc[verb.i - 1]
+    if name.pos_ != "PROPN" or name.dep_ not in ("pobj", "npadvmod", "appos", "conj", "nummod") or name.ent_type_ in (
+            "DATE", "TIME", "CARDINAL"):
+        return None
+    first = min(t.i for t in name.subtree)
+    before = doc[:first]
+    if not any(t.like_num or t.ent_type_ == "DATE" or re.fullmatch(r"\d[\d/.-]*", t.text) for t in before) or any(t.pos_ in ("VERB", "AUX") for t in before):
+        return None
+    return name
 
 
 def logical_role(verb: "Token", role: str) -> "Token | None":
@@ -303,7 +343,11 @@ def clause_span(verb: "Token") -> tuple[int, int]:
 def dating_tokens(verb: "Token") -> list["Token"]:
     """The clause's words that may date it: not a date that modifies a noun ("the 2025
     hiring plan", "Q3 roadmap") — that one names a thing."""
-    return [t for t in clause_tokens(verb)
+    tokens = clause_tokens(verb)
+    if verb.dep_ == "xcomp" and verb.head.i != verb.i:  # "On 3 April she started taking…": the governing verb's date
+        own = {t.i for t in tokens}
+        tokens = tokens + [t for t in clause_tokens(verb.head) if t.i not in own]
+    return [t for t in tokens
             if not (t.dep_ in ("compound", "nummod", "amod", "nmod", "poss") and t.head.pos_ in ("NOUN", "PROPN"))]
 
 

@@ -78,6 +78,7 @@ __all__ = [
     "DateInterval",
     "interpret_date",
     "numeric_date_order",
+    "numeric_spans",
     "ambiguous_numeric_dates",
     "date_from_date_line",
     "find_date_window",
@@ -559,6 +560,12 @@ _YEAR_RANGE = re.compile(r"(?<![\d/.-])(1[0-9]{3}|2[0-9]{3})\s*[–—-]\s*(1[0-
 _PREP_YEAR = re.compile(
     r"\b(?:in|since|from|until|till|to|by|between|and|during|before|after|of|through)\s+(1[0-9]{3}|2[0-9]{3})\b(?![\d/-]|\.\d)",
     re.I)
+
+
+def numeric_spans(text: str) -> list[tuple[int, int]]:
+    """The all-numeric dates of ``text`` (``03/04/2024``, ``28-02-24``) as ``(start,
+    end)`` spans: the recogniser tags some of them as names (a PERSON) or not at all."""
+    return [(m.start(), m.end()) for m in _NUMERIC_DATE_RX.finditer(text)]
 
 
 def year_spans(text: str) -> list[tuple[int, int, DateInterval]]:

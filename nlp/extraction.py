@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, year_spans
+from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, numeric_spans, year_spans
 from palace.nlp.documents import DOCUMENT_LABEL, canonical_name, references
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
 from palace.nlp.names import LEGAL_SUFFIXES, EntityMention, person_name, whole_names
@@ -36,6 +36,8 @@ from palace.nlp.sentence import Candidate, Context, Relation, instruction_line
 
 if TYPE_CHECKING:
     from spacy.language import Language
+
+    from palace.nlp.topic import Topic
 
 #: spaCy labels (OntoNotes) that become entities in the graph.
 ENTITY_LABELS = frozenset(
@@ -126,9 +128,22 @@ class Extraction:
         """The first date inside the relation's own clause (a date elsewhere in the
         sentence belongs to another clause: "she stays on Metformin; he'll review it in
         August")."""
+        # a list of holders brackets each holder's years: "- Kari Nord (2013–2016)"
+        dates = self.dates if relation.rule.startswith("list-") else [m for m in self.dates if not self._life_dates(m)]
         if relation.date_tokens:
-            return next((m for m in self.dates if any(m.start <= t < m.end for t in relation.date_tokens)), None)
-        return next((m for m in self.dates if relation.clause_start <= m.start and m.end <= relation.clause_end), None)
+            return next((m for m in dates if any(m.start <= t < m.end for t in relation.date_tokens)), None)
+        return next((m for m in dates if relation.clause_start <= m.start and m.end <= relation.clause_end), None)
+
+    def _life_dates(self, mention: DateMention) -> bool:
+        """Whether a date stands in brackets right after a person's name ("married Edith
+        Bolton (1854–1943)", "Adalbert Berkenkamp (1868-1947)"): that person's life, not
+        when the clause held."""
+        before = self.text[:mention.start].rstrip()
+        if not before.endswith("("):
+            return False
+        bracket = len(before) - 1
+        name_end = len(self.text[:bracket].rstrip())
+        return any(e.label == "PERSON" and e.end == name_end for e in self.entities)
 
     def _shifted(self, relation: Relation, chosen: DateMention) -> DateInterval:
         interval = chosen.interval
@@ -187,6 +202,12 @@ class Extraction:
                          and self.text[chosen.end:m.start].strip().casefold() in ("to", "until", "till", "and", "-", "–", "through")]
             if following:
                 end = self._shifted(relation, following[0]).end
+        else:  # "September 20, 1991 – November 6, 1991", "(Aug 15, 2012–Oct 10, 2013)": a dash joins two dates
+            following = [m for m in self.dates if m.start >= chosen.end and m.start - chosen.end <= 4
+                         and self.text[chosen.end:m.start].strip() in ("-", "–", "—")]
+            if following:
+                later = self._shifted(relation, following[0])
+                end = later.end if later.start >= day.start else None
         return ValidTime(start, end, day.granularity, source)
 
     def _section_date(self, position: int) -> dt.date | None:
@@ -229,6 +250,7 @@ class Extraction:
 
 _YEAR = re.compile(r"\b\d{4}\b|'\d{2}\b")
 _HEADING = re.compile(r"^#{1,6}[ \t]+\S[^\n]*$", re.M)
+_LIST_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]", re.M)
 _INTERVAL = re.compile(r"\b(?:to|until|till|through|thru|and)\b|\d\s*[-–]\s*\d", re.I)
 
 
@@ -327,6 +349,8 @@ class Extractor:
                                                   disable=parse_off):
             found = extraction_from_doc(doc, base, known_words(nlp),
                                         date_order=context.date_order if context is not None else None, raw=raw)
+            if context is not None and context.topic is not None:
+                found = replace(found, entities=topic_named(found.entities, context.topic))
             batch.append((doc, replace(found, text=raw), context))
             if len(batch) >= self.batch_size:
                 yield from self._with_relations(batch, can_parse)
@@ -429,7 +453,7 @@ class Extractor:
                 found.setdefault(b, []).extend(reader.read(parsed, sent.start_char, s, mentions[b], contexts[b], trace))
         lines = LineReader(rules, self.label_of)
         for b, (doc, extraction, _) in enumerate(batch):
-            if ":" in extraction.text:
+            if ":" in extraction.text or _LIST_LINE.search(extraction.text):
                 sentences = segments(doc)
                 bounds = [(seg.start_char, seg.end_char) for seg in sentences]
 
@@ -437,6 +461,12 @@ class Extractor:
                     return next((i for i, (s, e) in enumerate(bounds) if s <= char < e), -1)
 
                 found.setdefault(b, []).extend(lines.read(extraction.text, mentions[b], sentence_of, contexts[b]))
+                found[b].extend(lines.holders(extraction.text, mentions[b], sentence_of, contexts[b]))
+        if self.trace:
+            for b, (doc, extraction, _) in enumerate(batch):
+                rejected.setdefault(b, []).extend(_unread(doc, mentions[b], found.get(b, ()), rejected.get(b, ())))
+                if not rejected[b]:
+                    del rejected[b]
         for b, (_, extraction, _) in enumerate(batch):
             # text that tries to instruct: the drawer's relations are held for review, not facts yet
             held = instruction_line(extraction.text) if b in found else None
@@ -468,6 +498,45 @@ class Extractor:
     def extract(self, text: str, base: dt.date, context: Context | None = None) -> Extraction:
         """Extract from one text (convenience for tests and small inputs)."""
         return next(self.extract_many([(text, base, context)]))
+
+
+def _unread(doc, mentions, relations, candidates) -> list[Candidate]:
+    """For the trace: a line for each sentence that names someone or something but that
+    no rule read nor turned down ("Bob Martinez mentors Alice Chen."), so that every such
+    sentence shows in ``palace extract`` with why it gave no fact."""
+    read = {r.sentence for r in relations} | {c.sentence for c in candidates}
+    spans = [(r.start, r.end) for r in relations] + [(c.start, c.end) for c in candidates]
+    out = []
+    for s, segment in enumerate(segments(doc)):
+        if s in read or any(a < segment.end_char and segment.start_char < b for a, b in spans):
+            continue
+        named = [m.name for m in mentions if segment.start_char <= m.start < segment.end_char
+                 and m.label in ENTITY_LABELS]
+        named += [t.text for t in segment[1:] if t.text[:1].isupper() and any(c.isalpha() for c in t.text)
+                  and t.ent_type_ not in ("DATE", "TIME") and doc[t.i - 1].text not in (":", "\n")
+                  and t.lower_ not in ("i", "i'm", "i've") and not any(t.text in n for n in named)]
+        if named:
+            verb = next((t for t in segment if t.pos_ == "VERB"), None)
+            reason = f"no rule reads \"{verb.lemma_}\"" if verb is not None else "no rule reads it"
+            out.append(Candidate(s, segment.start_char, segment.end_char, "unread", "-", reason, named[0],
+                                 named[1] if len(named) > 1 else None))
+    return out
+
+
+def topic_named(entities: Iterable[EntityMention], topic: "Topic") -> tuple[EntityMention, ...]:
+    """The mentions with the note's topic named by its own name: "Pioli", "Leeza Kim
+    Gibbons" and "Fergie (singer)" on their pages are the topic (its short forms,
+    :func:`palace.nlp.topic.note_topic`), whatever label the recogniser gave them."""
+    out = []
+    for mention in entities:
+        if mention.label not in ("NORP", "DATE") and topic.names(mention.name):
+            # the page says what its subject is: a person's page is about a person, a
+            # company's page names no person by the company's name
+            label = "PERSON" if topic.person else topic.label if mention.label == "PERSON" else mention.label
+            if (mention.name, mention.label) != (topic.name, label):
+                mention = replace(mention, name=topic.name, label=label)
+        out.append(mention)
+    return tuple(out)
 
 
 def known_words(nlp) -> frozenset[str]:
@@ -556,10 +625,13 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
     entities: list[EntityMention] = []
     dates: list[DateMention] = []
     text = doc.text
+    numeric = numeric_spans(text)  # "03/04/2024": a date, whatever the recogniser made of it
     # whole names: a person's span keeps its hyphens, initials, particles and suffix
     # (palace.nlp.names); a lone "LLC" joins the name before it
     for ent in whole_names(piece for whole in doc.ents for piece in _split_at_blocks(whole, gap=3)):
         sent_index = segment_of.get(ent.start, 0)
+        if ent.label_ in ENTITY_LABELS and any(s < ent.end_char and ent.start_char < e for s, e in numeric):
+            continue
         if ent.label_ in ENTITY_LABELS:
             label = ent.label_
             name = normalise_entity_name(ent.text)
@@ -610,6 +682,11 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
     for start, end, interval in year_spans(text):
         if not any(d.start < end and start < d.end for d in dates):
             dates.append(DateMention(start, end, text[start:end], interval, segment_of.get(_token_at(doc, start), 0)))
+    for start, end in numeric:
+        if not any(d.start < end and start < d.end for d in dates):
+            interval = interpret_date(text, start, end, base, date_order=date_order)
+            if interval is not None:
+                dates.append(DateMention(start, end, text[start:end], interval, segment_of.get(_token_at(doc, start), 0)))
     dates.sort(key=lambda d: d.start)
     sentence_dates: dict[int, DateInterval] = {}
     for mention in dates:

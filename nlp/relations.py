@@ -103,6 +103,11 @@ _GROUP_OBJECTS = frozenset({"plays_for", "member_of", "works_at", "coaches"})
 _PERSONAL_EVENTS = frozenset({"joined", "left", "moved_to"})
 
 
+#: Participles the small model tags as adjectives after "be" that still carry a
+#: registry verb's reading ("was married to Pierre Fabre", "is headquartered in Chico").
+STATE_ADJECTIVES = frozenset({"married", "headquartered", "based", "engaged"})
+
+
 #: A note's title that names a meeting or a conversation: "we decided" there is the meeting's act.
 _MEETING_TITLE = re.compile(r"\b(?:meeting|minutes|sync|call|stand-?up|retro(?:spective)?|chat|council|committee|"
                             r"board|triage|planning|session|summit|workshop|huddle)s?\b", re.I)
@@ -235,7 +240,8 @@ class RelationReader(NounReading):
         asked = {t.head.i for t in doc if t.text == "?"}
         question = bool(asked)
         for token in doc:
-            if token.pos_ not in ("VERB", "AUX") and token.dep_ != "ROOT" and token.tag_ not in ("VBN", "VBD", "VBG"):
+            if token.pos_ not in ("VERB", "AUX") and token.dep_ != "ROOT" and token.tag_ not in ("VBN", "VBD", "VBG") \
+                    and not (token.dep_ == "acomp" and token.lower_ in STATE_ADJECTIVES):  # "was married to"
                 continue
             lemma = token.lemma_.casefold()
             candidates = list(self.rules.by_verb.get(lemma, []))
@@ -263,7 +269,8 @@ class RelationReader(NounReading):
             if outer is not None:
                 # a verb many patterns share ("be", "move"): a lexicon or type mismatch
                 # is news only when no pattern of that verb read anything
-                outer.extend(c for c in self._trace if not accepted or not c.reason.startswith(("object not a", "object type")))
+                outer.extend(c for c in self._trace if not accepted or not c.reason.startswith(("object not a", "object type",
+                                                                                            "object is a")))
             self._trace = outer
         if not question or not any(doc[i].pos_ in ("VERB", "AUX") for i in asked):
             out.extend(self._relational(sentence))
@@ -274,7 +281,9 @@ class RelationReader(NounReading):
                     out.extend(self._marker(pattern, sentence))
         unique: dict[tuple, Relation] = {}
         for rel in out:
-            key = (rel.predicate, rel.subject, rel.subject_name, rel.object, (rel.value or "").casefold(), rel.ending)
+            # by name: the page's subject may be two mentions of one sentence ("Acme Freight", its topic)
+            key = (rel.predicate, self._name(rel.subject, rel.subject_name), rel.subject_name,
+                   self._name(rel.object, None), (rel.value or "").casefold(), rel.ending)
             unique.setdefault(key, rel)
         # a state the same sentence ends is no start ("Ruth's Warfarin was discontinued")
         ended = {key[:5] for key in unique if key[5]}
@@ -304,6 +313,8 @@ class RelationReader(NounReading):
         if token.ent_type_ in NOT_THINGS and sentence.mention_of(token) is None:
             return None
         found = sentence.mention_of(token)
+        if found is None and (sentence.is_topic_phrase(token) or sentence.is_topic_name(token)):
+            return sentence.topic_mention(token)  # "the club" on the club's page, "Gibbons" on hers
         if found is not None and sentence.mentions[found].label in NOT_THINGS:
             return None
         low = token.lemma_.casefold()
@@ -334,10 +345,10 @@ class RelationReader(NounReading):
             return None
         low = token.lower_
         if low in PERSON_PRONOUNS:
-            found = sentence.nearest(token, ("PERSON",))
+            found, _ = sentence.pronoun_referent(token, ("PERSON",))
             return Referent(found, inferred=True) if found is not None else None
         if low in GROUP_PRONOUNS:
-            found = sentence.nearest(token, ORG_LIKE, team=True)
+            found, _ = sentence.pronoun_referent(token, ORG_LIKE, team=True)
             return Referent(found, inferred=True) if found is not None else None
         if low in FIRST_PERSON:
             if low in ("we", "us", "our") and group_act:
@@ -443,6 +454,9 @@ class RelationReader(NounReading):
             return [found] if found is not None else []
         if mode == "direct":  # the direct object whatever the voice: "was prescribed Ramipril"
             found = child_of(verb, "dobj")
+            if found is None and is_passive(verb):  # "was prescribed 50mg Metoprolol"
+                found = next((c for c in verb.children if c.dep_ in ("npadvmod", "oprd", "attr")
+                              and c.pos_ in ("NOUN", "PROPN")), None)
             return [found] if found is not None else []
         if mode == "nsubj-or-prep":
             found = logical_role(verb, "nsubj")
@@ -495,6 +509,8 @@ class RelationReader(NounReading):
             return None, value, hint, None if value else f"object not a {pattern.value}"
         obj = unwrap(obj)
         if obj.ent_type_ in NOT_THINGS and sentence.mention_of(obj) is None:
+            if self.rules.is_value_word(obj.text):  # "Metoprolol", "Premium": a value another rule reads
+                return None, None, None, "object not a thing but a value"
             return None, None, None, "object is a date or a number"
         if obj.lemma_.casefold() in self.rules.values.get("tier_nouns", ()) and self._tier(obj, sentence)[0]:
             return None, None, None, "a plan tier"  # "bought 40 seats of the Enterprise edition": a plan
@@ -505,7 +521,7 @@ class RelationReader(NounReading):
             resolved = self._resolve(obj, sentence, label)
             mention = resolved.index if resolved is not None else None
         elif obj.lower_ in ("it", "they") and obj.dep_ == "nsubjpass":  # "It was owned by Halcyon Capital"
-            found = sentence.nearest(obj, ORG_LIKE, team=True)
+            found, _ = sentence.pronoun_referent(obj, ORG_LIKE, team=True)
             mention = found if found is not None and sentence.mentions[found].label != "PERSON" else None
         elif obj.lower_ in ("me", "us") and pattern.entity:  # "He reports to me": the speaker
             mention = sentence.first_person_mention(obj)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
 
     from palace.nlp.names import EntityMention
+    from palace.nlp.topic import Topic
 
 
 RELATIONS_EXTRACTOR = "palace.relations.v2"
@@ -114,6 +115,9 @@ class Context:
     text: str = ""
     #: how the note writes numeric dates ("dmy", "mdy", None: ambiguous ones are not read)
     date_order: str | None = None
+    #: what the note is about (:func:`palace.nlp.topic.note_topic`): its pronouns and
+    #: short forms stand for it when nothing nearer fits
+    topic: "Topic | None" = None
     #: the design record the note is ("PEP 572"; :mod:`palace.nlp.documents`), else ""
     document: str = ""
 
@@ -220,6 +224,76 @@ class Sentence:
         person pronoun used as an object ("He reports to me"); None when no one is known."""
         name = self.context.speaker_at(self.offset + token.idx) or self.context.owner
         return self._add_mention(token.i, token.i, "PERSON", name=name) if name else None
+
+    def topic_mention(self, token: "Token") -> int | None:
+        """A mention of the note's topic at ``token`` (a pronoun, "the club"), or None
+        when the note has no topic."""
+        topic = self.context.topic
+        if topic is None:
+            return None
+        same = next((i for i, m in enumerate(self.mentions) if m.sentence == self.index and m.name == topic.name), None)
+        if same is not None:  # one mention of the topic per sentence, whichever word named it first
+            self._by_token[token.i] = same
+            return same
+        return self._add_mention(token.i, token.i, topic.label, name=topic.name)
+
+    def is_topic_phrase(self, token: "Token") -> bool:
+        """"the club" on a club's page, "the ship" on a ship's: a definite noun phrase of
+        one of the topic's kinds, with nothing else to tell it from the topic."""
+        topic = self.context.topic
+        if topic is None or token.pos_ != "NOUN" or token.lemma_.casefold() not in topic.kinds:
+            return False
+        lefts = [c for c in token.lefts if not c.is_punct]
+        return bool(lefts) and all(c.dep_ == "det" and c.lower_ in ("the", "this") for c in lefts) \
+            and not any(c.dep_ in ("prep", "acl", "relcl") and c.lower_ != "of" for c in token.rights)
+
+    def is_topic_name(self, token: "Token") -> bool:
+        """A capitalised word the recogniser missed that is one of the topic's short forms
+        ("Gibbons" on Leeza Gibbons's page, tagged a common noun)."""
+        topic = self.context.topic
+        if topic is None or not token.text[:1].isupper() or token.pos_ not in ("NOUN", "PROPN"):
+            return False
+        first = token
+        while True:  # "Kestrel Insurance": the proper nouns compounded before the head
+            before = [c for c in first.lefts if c.dep_ == "compound" and c.i == first.i - 1 and c.text[:1].isupper()]
+            if not before:
+                break
+            first = before[0]
+        return topic.names(self.doc[first.i:token.i + 1].text)
+
+    def pronoun_referent(self, token: "Token", labels: Sequence[str], team: bool = False) -> tuple[int | None, bool]:
+        """Who a third-person pronoun stands for, and whether it is the note's topic. On
+        a page about someone (:class:`palace.nlp.topic.Topic`) a pronoun the topic takes
+        ("he" on his page, "it" on a club's) is the topic, unless a subject of the same
+        sentence before it fits (another person named as the subject); otherwise the
+        nearest fitting mention (:meth:`nearest`), the topic left out."""
+        topic = self.context.topic
+        if topic is not None and topic.takes(token.lower_):
+            rival = self._subject_before(token, labels)
+            if rival is None:
+                return self.topic_mention(token), True
+            return rival, False
+        exclude = None
+        if topic is not None:
+            from palace.nlp.names import entity_key
+
+            exclude = entity_key(topic.name)
+        return self.nearest(token, labels, team, exclude=exclude), False
+
+    def _subject_before(self, token: "Token", labels: Sequence[str]) -> int | None:
+        """A mention of ``labels`` before ``token`` in this sentence that is a verb's
+        subject and not the topic ("Jonsin signed B.o.B, and he…": Jonsin)."""
+        topic = self.context.topic
+        for other in self.doc[:token.i]:
+            if other.dep_ not in ("nsubj", "nsubjpass"):
+                continue
+            index = self.mention_of(other)
+            if index is None or self.mentions[index].label not in labels:
+                continue
+            if topic is not None and topic.names(self.mentions[index].name):
+                continue
+            return index
+        return None
 
     def _add_mention(self, first: int, last: int, label: str, *, name: str | None = None) -> int | None:
         from palace.nlp.names import EntityMention

@@ -16,12 +16,15 @@ PREDICATES = {
     "works_at", "role", "reports_to", "switched_to", "lives_in", "status", "plan", "takes", "plays_for",
     "member_of", "leads", "owns", "uses", "coaches", "studied_at",
     "approved", "decided", "created", "moved_to", "joined", "left", "replaced",
+    # issue 22 part B
+    "married_to", "chairs", "ceo_of", "commands", "rank", "works_in", "part_of", "headquartered_in", "home_venue",
+    "in_league", "signed_to", "capital", "depends_on", "blocked_by", "affects", "requested_by", "policy",
 }
-EVENTS = {"approved", "decided", "created", "moved_to", "joined", "left", "replaced"}
+EVENTS = {"approved", "decided", "created", "moved_to", "joined", "left", "replaced", "requested_by"}
 CONSTRUCTIONS = {
     "active", "passive", "copula", "appositive", "relative", "coordination", "quantity", "transition",
     "ending", "handover", "keyvalue", "frontmatter", "pronoun", "first_person", "interval",
-    "encyclopedic", "names", "negative",
+    "encyclopedic", "names", "negative", "biography", "holders", "work",
     "group_decision",
 }
 CASE_FIELDS = {"id", "construction", "text", "date", "title", "owner", "facts", "note"}

@@ -392,7 +392,7 @@ def load_questions(config: "Config | None" = None, registry: dict | None = None)
     values = load_values(config)
     for name, kind in lexicon_names:  # a noun's value lexicon: "is X blocked", "is Ruth on Metoprolol"
         extra = [n for n in (kind, kind + "s", kind + "_suffixes") if n in values]
-        entries.setdefault(name, {})["values"] = list(dict.fromkeys(entries[name].get("values", []) + extra))
+        entries.setdefault(name, {})["values"] = list(dict.fromkeys(entries.get(name, {}).get("values", []) + extra))
     wanted = {n for e in entries.values() for n in e.get("values", ())}
     lexicons = {n: tuple(values.get(n, ())) for n in sorted(wanted)}
     kinds = {name: (tuple(spec.subject), tuple(spec.object)) for name, spec in registry.items()}

@@ -213,6 +213,10 @@ class _Reading:
         chunks = chunk_markdown(text, body_start=body_start, max_tokens=200,
                                 count_tokens=lambda texts: [len(t.split()) * 4 // 3 + 1 for t in texts], rst=rst,
                                 days=[(at, day.isoformat()) for at, day in chat_days(text, body_start, context.date_order)])
+        if context.topic is None and chunks:  # what the note is about, read from its opening drawer
+            from palace.nlp.topic import note_topic
+
+            context = replace(context, topic=note_topic(context.title, chunks[0].text))
 
         def day_of(chunk) -> dt.date:  # as mining dates a drawer: its nearest dated heading (a chat's day), else the note
             return next((d for d in (first_dated_heading(f"# {h}") for h in reversed(chunk.heading_path)) if d),

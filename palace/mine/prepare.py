@@ -19,6 +19,7 @@ from palace.nlp.chats import chat_days
 from palace.nlp.chunking import Chunk, chunk_markdown
 from palace.nlp.dates import DateInterval, first_dated_heading
 from palace.nlp.extraction import Extraction
+from palace.nlp.topic import Topic, note_topic
 
 __all__ = ["PendingNote", "bytes_hash", "drawer_date", "drawer_id", "fact_date", "prepare_note", "room_of",
            "text_hash"]
@@ -33,7 +34,8 @@ class PendingNote:
     ``new``: the indexes into ``chunks`` of the drawers that need NLP; ``words``: the
     words of its body. Filled as the run goes: ``extractions`` (by chunk index, dropped
     once written), ``file_id`` once a first step of a long note is stored, ``stored``:
-    the indexes of new drawers stored by steps."""
+    the indexes of new drawers stored by steps. ``topic``: what the note is about (its
+    title and opening drawer, :func:`palace.nlp.topic.note_topic`)."""
 
     rel: str
     room: str
@@ -46,6 +48,7 @@ class PendingNote:
     extractions: dict[int, Extraction] = field(default_factory=dict)
     file_id: int | None = None
     stored: set[int] = field(default_factory=set)
+    topic: Topic | None = None
 
 
 def room_of(rel: str) -> str:
@@ -83,10 +86,14 @@ def bytes_hash(path: Path) -> str | None:
         return None
 
 
-def prepare_note(wing: str, rel: str, note: Note, stored: dict[str, str], embedder) -> PendingNote:
+def prepare_note(wing: str, rel: str, note: Note, stored: dict[str, str], embedder,
+                 opening: tuple[str, str] | None = None) -> PendingNote:
     """Cut ``note`` (at ``rel`` in ``wing``) into drawers that fit ``embedder``'s window
     (less :data:`palace.mine.indexing.PREFIX_TOKENS` for the title and heading path);
-    ``stored``: ``{drawer id: embed_hash}`` of the note's drawers an earlier run stored.
+    ``stored``: ``{drawer id: embed_hash}`` of the note's drawers an earlier run stored;
+    ``opening``: the earlier run's ``(title, first drawer's text)``: when the topic read
+    from it differs from the new one, every drawer is read anew (its pronouns and short
+    forms may stand for another name now).
     Raises whatever the chunker raises (the run records the note as failed)."""
     chunks = chunk_markdown(note.text, body_start=note.body_start, count_tokens=embedder.count_tokens,
                             max_tokens=embedder.max_tokens - PREFIX_TOKENS, rst=rel.casefold().endswith(".rst"),
@@ -106,8 +113,11 @@ def prepare_note(wing: str, rel: str, note: Note, stored: dict[str, str], embedd
         did for did, chunk in zip(ids, chunks)
         if stored.get(did) == text_hash(embed_input(note.title, chunk.heading_path, chunk.text))
     }
+    topic = note_topic(note.title, chunks[0].text if chunks else "")
+    if keep and opening is not None and note_topic(*opening) != topic:
+        keep = set()
     new = [i for i, did in enumerate(ids) if did not in keep]
-    return PendingNote(rel, room_of(rel), note, chunks, ids, keep, new, len(note.body.split()))
+    return PendingNote(rel, room_of(rel), note, chunks, ids, keep, new, len(note.body.split()), topic=topic)
 
 
 def drawer_date(note: Note, chunk: Chunk) -> DateInterval:

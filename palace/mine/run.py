@@ -66,6 +66,7 @@ from palace.store.drawers import (
     forgotten_paths,
     move_file,
     move_wing_root,
+    opening_of,
     path_hash,
 )
 from palace.store.entities import count_entities
@@ -367,7 +368,8 @@ class MineRun:
             return
         try:
             stored = embed_hashes_of_file(self.conn, previous["id"]) if previous is not None else {}
-            self.pending.append(prepare_note(self.wing, rel, note, stored, self.store.embedder))
+            opening = opening_of(self.conn, previous["id"]) if previous is not None else None
+            self.pending.append(prepare_note(self.wing, rel, note, stored, self.store.embedder, opening))
         except Exception as exc:  # a chunking bug must not stop the run
             self._record(rel, "failed", f"could not chunk: {exc}", previous)
 
@@ -456,7 +458,7 @@ class MineRun:
             for index in item.new:
                 chunk = item.chunks[index]
                 context = Context(title=item.note.title, heading=chunk.heading_path[-1] if chunk.heading_path else "",
-                                  owner=self.config.owner, date_order=item.note.date_order,
+                                  owner=self.config.owner, date_order=item.note.date_order, topic=item.topic,
                                   document=item.note.document.name if item.note.document else "")
                 yield chunk.text, drawer_date(item.note, chunk).start, context
 

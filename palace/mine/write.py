@@ -264,6 +264,10 @@ class NoteWriter:
             concept = graph.entity(note.title, "CONCEPT")
             for alias in note.aliases:
                 add_alias(self.conn, concept, alias, "front matter")
+        if item.topic is not None:  # the note's own subject is a known name, whatever the recogniser read
+            topic = graph.entity(item.topic.name, item.topic.label)
+            if item.topic.title != item.topic.name:
+                add_alias(self.conn, topic, item.topic.title, "title")
         ner_extractor = extractor.ner_extractor if item.new else ""
         for index, chunk in enumerate(item.chunks):
             if index in item.stored:

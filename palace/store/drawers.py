@@ -14,7 +14,15 @@ import sqlite3
 
 __all__ = ["insert_drawer", "remove_drawer", "renumber_drawer", "save_file", "set_file_state", "move_file",
            "move_wing_root", "drawers_of_file", "embed_hashes_of_file", "unembedded_drawers", "mark_embedded",
-           "tombstoned_ids", "existing_ids", "clear_tombstones"]
+           "tombstoned_ids", "existing_ids", "clear_tombstones", "opening_of"]
+
+
+def opening_of(conn: sqlite3.Connection, file_id: int) -> tuple[str, str]:
+    """``(title, text of its first drawer)`` of a mined file (empty strings where it has
+    none): what its topic was read from (:func:`palace.nlp.topic.note_topic`)."""
+    row = conn.execute("SELECT f.title, (SELECT d.text FROM drawers d WHERE d.file_id = f.id ORDER BY d.ordinal"
+                       " LIMIT 1) FROM files f WHERE f.id = ?", (file_id,)).fetchone()
+    return (row[0] or "", row[1] or "") if row else ("", "")
 
 
 def save_file(conn: sqlite3.Connection, values: dict, previous_id: int | None) -> int:
