@@ -189,6 +189,8 @@ def _plausible(name: str) -> bool:
         return False
     if re.search(r"\d{4}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}", name) or {w.casefold().strip(":,") for w in words} & _RECORD_WORDS:
         return False  # "Council meeting 2025-01-17", "T-Lang Meeting: Current meeting": a record, not a subject
+    if any(re.search(r"['’]s$", w) for w in words):
+        return False  # "Alice's news", "Bob's birthday": something of a name, not a subject
     capitalised = sum(1 for w in words if w[:1].isupper() or w[:1].isdigit())
     return capitalised >= max(1, (len(words) + 1) // 2)
 

@@ -46,6 +46,18 @@ def test_a_pages_title_is_its_topic_with_qualifiers_and_initials_kept():
     assert (club.person, club.pronoun, "club" in club.kinds) == (False, "it", True)
 
 
+def test_a_title_about_something_of_a_name_is_no_subject(extractor):
+    """A journal entry titled "Alice's news" is about Alice's news, not a thing named so:
+    its "she" is Alice Chen, the person named before it (the sample corpus's note)."""
+    from palace.nlp.topic import note_topic
+
+    body = "Alice Chen rang at lunchtime. She starts at Acme Robotics on Monday 2 September."
+    assert note_topic("Alice's news", body) is None
+    facts = read(extractor, "# Alice's news\n\n" + body + "\n", title="Alice's news")
+    assert any(f[:3] == ("Alice Chen", "works_at", "Acme Robotics") for f in facts)
+    assert not any(f[0] == "Alice's news" for f in facts)
+
+
 def test_pronouns_and_surnames_on_a_page_stand_for_its_subject(extractor):
     facts = read(extractor, PIOLI, title="Stefano Pioli")
     assert ("Stefano Pioli", "coaches", "Bologna", "2003-01-01", "2005-01-01") in facts
