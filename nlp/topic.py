@@ -207,12 +207,11 @@ def note_topic(title: str, body: str) -> Topic | None:
     lead_fold = fold(lead)
     name_words = [fold(w.strip(",;:")) for w in words]
     name_words = [w for w in name_words if w not in _PARTICLES and w not in _GENERATIONAL and len(w) > 1]
-    opening = fold(body[:1500])
-    about = fold(name) in opening or any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", opening) for w in name_words)
+    about = _opens_about(name, name_words, lead)
     qualifiers = [q.strip("() ").casefold() for q in re.findall(r"\([^()]*\)", title or "")]
     qualifier_words = {w.strip(",.") for q in qualifiers for w in q.split()}
-    if not about and not qualifiers:
-        return None
+    if not about and not (qualifiers and any(w in fold(lead).split() for w in name_words)):
+        return None  # "Fergie (singer)": "…, known as Fergie, is"; not "Harbor re-forecast (Q3 2024)"
     complement = _complement(lead)
     title_words = [fold(w) for w in words]
     kinds = frozenset(w for w in [*complement, *qualifier_words, *title_words] if w in KIND_WORDS)
@@ -243,6 +242,29 @@ _OFFICE_WORDS = frozenset({
     "consul", "deputy", "first", "leader", "commander", "commander-in-chief", "surveyor", "postmaster", "provost",
     "rector", "principal", "grand", "high", "lieutenant", "judge", "chief-justice", "inspector", "auditor",
 })
+
+
+#: Lower-case words inside proper names ("Permanent Secretary to the Treasury", "Max
+#: Planck Institute for Astronomy"), beside the particles of personal names.
+_NAME_LINKS = frozenset({"for", "to", "and", "on", "at", "upon", "under", "over"})
+
+
+def _opens_about(name: str, name_words: list[str], lead: str) -> bool:
+    """Whether the opening sentence ``lead`` is about ``name``, as a page about it opens
+    ("Stefano Pioli (born …) is", "Harbor is the migration …", "The Han dynasty was"): the
+    name after "known as" or ", or", or one of its ``name_words`` among the first six words; a title with a lower-case word ("Han
+    dynasty", not "Marcus in Lisbon" nor "Budget review") only when the sentence opens with
+    the whole title. A note that opens otherwise ("Saturday. Met Alice at Café Müller")
+    is a record of something, about no one thing, and its pronouns keep their nearest
+    referent."""
+    if re.search(rf"(?:known|called|nicknamed|styled)\b[^.;]*?(?<!\w){re.escape(name)}(?!\w)|, or (?:the )?{re.escape(name)}(?!\w)",
+                 lead):
+        return True  # "Bobby Ray Simmons Jr. (…), known professionally as B.o.B, is"; "…, or PandaX, is"
+    first = [fold(w.strip(",;:()\"'*")) for w in lead.split()[:6]]
+    if not any(w in first for w in name_words):
+        return False
+    lower = [w for w in name.split() if w[:1].islower() and fold(w) not in _PARTICLES and fold(w) not in _NAME_LINKS]
+    return not lower or fold(lead).startswith(fold(name))
 
 
 def _is_office(name: str) -> bool:

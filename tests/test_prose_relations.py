@@ -58,6 +58,20 @@ def test_a_title_about_something_of_a_name_is_no_subject(extractor):
     assert not any(f[0] == "Alice's news" for f in facts)
 
 
+@pytest.mark.parametrize("title, body", [
+    ("Café Müller", "Saturday. Met Alice Chen at Café Müller on Upper Street.\n\nShe's still at Northwind Labs."),
+    ("Marcus in Lisbon", "Video call with Marcus Webb, now living in Lisbon. He starts at Farfetch in May."),
+    ("Harbor re-forecast (Q3 2024)", "Gail Porter (Finance), Helen Marsh, Bob Okafor, me.\n\nHarbor is over budget."),
+    ("Budget review", "Finance (Gail Porter), Priya Raman, Bob Okafor, me. The budget review went well."),
+])
+def test_a_note_that_does_not_open_about_its_title_has_no_subject(title, body):
+    """Journal entries and minutes are records of something, about no one thing: their
+    "she" and "he" keep their nearest referent (the sample's Café Müller note)."""
+    from palace.nlp.topic import note_topic
+
+    assert note_topic(title, body) is None
+
+
 def test_pronouns_and_surnames_on_a_page_stand_for_its_subject(extractor):
     facts = read(extractor, PIOLI, title="Stefano Pioli")
     assert ("Stefano Pioli", "coaches", "Bologna", "2003-01-01", "2005-01-01") in facts
