@@ -375,7 +375,9 @@ def test_a_warm_handle_holds_no_connection_for_threads_that_ended(tmp_path):
         def use() -> None:
             palace.conn.execute("SELECT count(*) FROM files").fetchone()
 
-        threading.Thread(target=use).start()
+        first = threading.Thread(target=use)
+        first.start()
+        first.join()  # its connection is open (or already reclaimed) before the count: no race with it
         before = len(os.listdir("/proc/self/fd"))
         for _ in range(30):
             thread = threading.Thread(target=use)
