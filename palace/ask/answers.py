@@ -207,7 +207,8 @@ class _Period:
     """The time a one-fact question is about: ``day`` (the plan's ``now``, or the first
     day of the window it names) and ``[start, end)``; ``during`` the window ``{start,
     end}`` (ISO) when it is longer than a day (never past ``now``), else None; whether
-    it lies in the ``past`` of ``today``, the day the question is asked on."""
+    it lies in the ``past`` of ``today``, the day the question is asked on; whether the
+    question ``named`` it ("in 2013", "from 1811 to 1827", "on 3 May 2024")."""
 
     day: dt.date
     start: dt.date
@@ -215,6 +216,7 @@ class _Period:
     during: dict | None
     past: bool
     today: dt.date
+    named: bool = False
 
 
 def _period(plan: "Plan") -> _Period:
@@ -226,10 +228,11 @@ def _period(plan: "Plan") -> _Period:
     if window is None or window.end - window.start <= dt.timedelta(days=1):
         day = window.start if window is not None else now
         end = day + dt.timedelta(days=1)
-        return _Period(day, day, end, None, end <= today if window is not None else day < today, today)
+        return _Period(day, day, end, None, end <= today if window is not None else day < today, today,
+                       named=window is not None)
     end = min(window.end, now + dt.timedelta(days=1)) if window.start <= now else window.end
     during = {"start": window.start.isoformat(), "end": end.isoformat()}
-    return _Period(window.start, window.start, end, during, end <= today, today)
+    return _Period(window.start, window.start, end, during, end <= today, today, named=True)
 
 
 def answer_question(conn: "sqlite3.Connection", registry: dict, plan: "Plan", *,
@@ -258,7 +261,7 @@ def answer_question(conn: "sqlite3.Connection", registry: dict, plan: "Plan", *,
         valid = [f for f in timeline if f.valid_from and f.valid_from <= period.day.isoformat()]
     else:
         valid = _current(conn, registry, chosen, wing, period.day) if timeline else []
-    valid = _trusted(conn, valid, period, plan)
+    valid = _trusted(conn, valid, period, plan, kind)
     values = _merged(valid, chosen.side)
     values = values[-VALUES_SHOWN:] if kind == "event" else values[:VALUES_SHOWN]
     one = kind == "state" and cardinality == "one" and chosen.side == "subject"  # one value replaces another
@@ -278,19 +281,47 @@ def answer_question(conn: "sqlite3.Connection", registry: dict, plan: "Plan", *,
 LIVE_STATES = ("current", "superseded", "ended")
 
 
-def _trusted(conn: "sqlite3.Connection", found: list[FactView], period: _Period, plan: "Plan") -> list[FactView]:
+def _trusted(conn: "sqlite3.Connection", found: list[FactView], period: _Period, plan: "Plan",
+             kind: str = "state") -> list[FactView]:
     """The facts of ``found`` an answer may give: live (never a candidate, a planned,
     retracted or invalidated fact), read in a note written on or before the day the
     question is asked on (``--now``; a note with no date of its own counts), and, for a
     question about the past, with a known start (a value with an open start says
-    nothing of when it began)."""
+    nothing of when it began); for a past period the question names, a state only when
+    it :func:`holds_through` the period."""
     live = [f for f in found if f.state in LIVE_STATES and f.invalidated_at is None]
     asked_on = (plan.today or plan.now or dt.date.today()).isoformat()
     written = {r["id"]: r["date_start"] for r in search.own_dates(conn, [f.drawer_id for f in live if f.drawer_id])}
     live = [f for f in live if (written.get(f.drawer_id) or "")[:10] <= asked_on]
     if period.past:
         live = [f for f in live if f.valid_from]
+    if period.past and period.named:
+        live = [f for f in live if kind != "state" or holds_through(f.valid_from, f.valid_to, period.start, period.end)]
     return live
+
+
+#: The least share of a past period a state must cover to answer about it
+#: (:func:`holds_through`): a value that only touches the period at its edge (a year-wide
+#: end "to 2012" against "from 2012 to 2014") does not answer about it.
+PERIOD_SHARE = 0.4
+
+
+def holds_through(valid_from: str, valid_to: str | None, start: dt.date, end: dt.date) -> bool:
+    """Whether a state valid ``[valid_from, valid_to)`` (ISO; ``valid_to`` None when no
+    end is stated) answers a question about the past period ``[start, end)`` the question
+    names: it covers at least :data:`PERIOD_SHARE` of the period — a stated interval by
+    its overlap, a value with no stated end only when it began inside the period (then
+    counted to the period's end). A state begun before with no stated end says nothing of
+    the period ("In 2013, Sainz signed with Arden" is no answer about 2016), nor does one
+    that only touches it (a post held 2010 → March 2012 is no answer about 2012–2013): on
+    timeqa-train such values were all of the fact step's wrong answers (23 of 23,
+    ``benchmarks/eval_answers.py --timeqa``)."""
+    began = dt.date.fromisoformat(valid_from[:10])
+    if valid_to is None and not start <= began < end:
+        return False
+    stop = end if valid_to is None else dt.date.fromisoformat(valid_to[:10])
+    covered = (min(stop, end) - max(began, start)).days
+    return covered > 0 and covered >= PERIOD_SHARE * (end - start).days
 
 
 def _keys(conn: "sqlite3.Connection", asked: "FactQuestion") -> set[str]:
@@ -424,6 +455,8 @@ def _text(asked: "FactQuestion", values: list[AnswerValue],
     (or None) and the fact that replaced the last (or None)."""
     previous, following = around
     past, today = period.past, period.today
+    if past and period.named:  # the value then, on its own: its neighbours are in the facts below
+        previous = following = None
     when = (f"during {period.during['start']} → {period.during['end']}" if period.during
             else f"on {period.day.isoformat()}")
     if not values:
