@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/eval_answers.py [--timeqa] [--rust] [--chatqa] [--peps] [--json]
         [--timeqa-palace DIR] [--rust-palace DIR] [--chatqa-palace DIR] [--peps-palace DIR]
-        [--signals FILE] [--tune FILE] [--errors N]
+        [--signals FILE] [--chatqa-signals FILE] [--tune FILE [--tune-undated FILE]] [--errors N]
 
 Sets (each mined into its palace first when that holds nothing; all by default that exist):
 
@@ -24,10 +24,12 @@ Sets (each mined into its palace first when that holds nothing; all by default t
   or the replacing PEP.
 
 ``--signals FILE`` writes, for timeqa, every question's graph answer (if any) and every
-candidate sentence's support signals and direct text; ``--tune FILE`` reads such a file
-and chooses the weights and the bar on the ``tune`` half (:func:`tune`: the weights that
-make the best sentence right most often, then the lowest bar leaving at most 10 % of the
-answerable questions wrong), printing both halves.
+candidate sentence's support signals and direct text (``--chatqa-signals FILE`` the
+same for the chat questions); ``--tune FILE`` reads such a file and fits the support
+model on the ``tune`` half (:func:`tune`: a conditional logit that ranks the candidate
+sentences, Platt-scaled into a probability), then the lowest bar leaving at most 10 % of
+the answerable questions wrong, printing both halves; ``--tune-undated FILE`` (a chatqa
+signals file) chooses the bar of questions naming no period the same way.
 """
 
 from __future__ import annotations
@@ -130,7 +132,7 @@ def run_timeqa(palace_dir: Path, signals: Path | None, sample: int = 0) -> dict:
     return out
 
 
-def _signals(palace, question: str, result, item: dict, half: str) -> dict:
+def _signals(palace, question: str, result, item: dict, half: str, now: dt.date | None = None) -> dict:
     """One question's graph answer and candidate sentences with their support signals
     and direct texts, for :func:`tune`."""
     from palace.ask import ladder
@@ -138,14 +140,14 @@ def _signals(palace, question: str, result, item: dict, half: str) -> dict:
     from palace.ask.questions import load_questions
 
     config, registry = palace.config, palace.registry
-    plan = plan_question(palace.conn, question, config=config, questions=load_questions(config, registry))
+    plan = plan_question(palace.conn, question, now=now, config=config, questions=load_questions(config, registry))
     ranked = [h.drawer_id for h in result.results]
     q = ladder.read_question(plan)
     sentences = []
     for sentence, support in ladder.scored_sentences(palace.conn, plan, ranked):
         span = support.span
         text = (f"{span.surface} — " if span else "") + f"{ladder.cite(sentence)} «{ladder.quote(sentence, span, q)}»"
-        sentences.append({"signals": {k: getattr(support, k) for k in ladder.WEIGHTS}, "text": text})
+        sentences.append({"signals": support.signals, "text": text})
     graph = result.direct if result.direct.step in ("fact", "changes", "entity") or result.direct.kind == "nothing found" \
         else None
     return {"id": item["id"], "half": half, "kind": item["kind"], "answers": item.get("answers", []),
@@ -155,72 +157,137 @@ def _signals(palace, question: str, result, item: dict, half: str) -> dict:
 
 # ------------------------------------------------------------------------------ tuning
 
-def choose(entry: dict, weights: dict[str, float], bar: float) -> tuple[str, str]:
-    """The direct answer's (kind, text) of one dumped question under ``weights`` and ``bar``."""
+def choose(entry: dict, model: tuple[dict[str, float], float], bar: float) -> tuple[str, str]:
+    """The direct answer's (kind, text) of one dumped question under ``model``
+    (coefficients, intercept) and ``bar``, as :func:`palace.ask.ladder.best_sentence` and
+    the abstention choose."""
     if entry["graph"]:
         return entry["graph"]["kind"], entry["graph"]["text"]
-    from palace.ask.ladder import combine
+    from palace.ask import ladder
 
-    best, best_score = None, -1.0
-    for s in entry["sentences"]:
-        score = combine(s["signals"], weights)
-        if score > best_score:
-            best, best_score = s, score
-    if best is None or best_score < bar:
+    if not entry["sentences"]:
         return "not said", ""
-    return "sentence", best["text"]
+    scores = [ladder.combine(s["signals"], *model) for s in entry["sentences"]]
+    if max(scores) < bar:
+        return "not said", ""
+    index = ladder.choose(scores, [s["signals"] for s in entry["sentences"]])
+    return "sentence", entry["sentences"][index]["text"]
 
 
-def evaluate(entries: list[dict], weights: dict[str, float], bar: float) -> dict:
+def evaluate(entries: list[dict], model: tuple[dict[str, float], float], bar: float) -> dict:
     """Shares of the answerable questions right, wrong and abstained and of the
-    unanswerable ones abstained, under ``weights`` and ``bar``; ``picked``: answerable
+    unanswerable ones abstained, under ``model`` and ``bar``; ``picked``: answerable
     questions whose best sentence (at any bar) is right."""
     c: Counter = Counter()
     for e in entries:
-        kind, text = choose(e, weights, bar)
+        kind, text = choose(e, model, bar)
         v = verdict(kind, text, e["answers"], e["distractors"])
         c[("ans" if e["kind"] != "unanswerable" else "una", v)] += 1
         if e["kind"] != "unanswerable":
-            c["picked"] += verdict(*choose(e, weights, -1.0), e["answers"], e["distractors"]) == "right"
+            c["picked"] += verdict(*choose(e, model, -1.0), e["answers"], e["distractors"]) == "right"
     n_ans = sum(v for k, v in c.items() if k[0] == "ans") or 1
     n_una = sum(v for k, v in c.items() if k[0] == "una") or 1
-    return {"right": c[("ans", "right")] / n_ans, "wrong": c[("ans", "wrong")] / n_ans,
-            "abstain_ans": c[("ans", "abstain")] / n_ans, "abstain_una": c[("una", "abstain")] / n_una,
-            "picked": c["picked"] / n_ans, "n_ans": n_ans, "n_una": n_una}
+    return {"right": round(c[("ans", "right")] / n_ans, 4), "wrong": round(c[("ans", "wrong")] / n_ans, 4),
+            "abstain_ans": round(c[("ans", "abstain")] / n_ans, 4), "abstain_una": round(c[("una", "abstain")] / n_una, 4),
+            "picked": round(c["picked"] / n_ans, 4), "n_ans": n_ans, "n_una": n_una}
 
 
 #: The most wrong answers the bar may leave, as a share of the answerable questions of
 #: the tune half (the issue's bound).
 WRONG_BOUND = 0.10
+#: The L2 penalty of the ranking model (per question).
+L2 = 0.001
 
 
-def tune(path: Path) -> dict:
-    """Two steps on the ``tune`` half, both halves printed: the weights (coordinate
-    descent, each over 0 … 1) that make the best sentence right most often, whatever the
-    bar; then the lowest bar (0.30 … 0.95 in steps of 0.01) that leaves at most
-    :data:`WRONG_BOUND` of the answerable questions wrong."""
+def _questions(entries: list[dict]):
+    """Per question the graph did not answer: its signal matrix (one row per candidate
+    sentence not gated to 0, a None as its :data:`palace.ask.ladder.ABSENT` value) and
+    whether each sentence's text is right, as numpy arrays (None, None with no
+    candidate)."""
+    import numpy as np
+    from palace.ask import ladder
+
+    out = []
+    for e in entries:
+        if e["graph"]:
+            continue
+        kept = [s for s in e["sentences"] if s["signals"].get("names") != 0]
+        if not kept:
+            out.append((None, None))
+            continue
+        x = np.array([[ladder.ABSENT.get(k, 0.0) if s["signals"].get(k) is None else s["signals"][k]
+                       for k in ladder.SIGNALS] for s in kept])
+        y = np.array([verdict("sentence", s["text"], e["answers"], e["distractors"]) == "right" for s in kept], float)
+        out.append((x, y))
+    return out
+
+
+def fit(entries: list[dict]) -> tuple[dict[str, float], float]:
+    """The support model, in two fits over ``entries`` (full-batch gradient descent from
+    zero: deterministic), returned as ``(coefficients, intercept)`` rounded to two
+    decimals:
+
+    1. a conditional logit (McFadden 1974) that ranks a question's candidate sentences:
+       the weights ``w`` maximising the probability of the right ones under a softmax of
+       ``w · signals`` within each question (L2 :data:`L2`);
+    2. Platt scaling (Platt 1999): ``a, b`` of a logistic regression of "the best
+       sentence is right" on its score ``w · signals``, over every question (the
+       unanswerable ones too), so that the support is a calibrated probability.
+    """
+    import numpy as np
+    from palace.ask import ladder
+
+    data = _questions(entries)
+    ranked = [(x, y) for x, y in data if x is not None and y.sum() > 0]
+    w = np.zeros(len(ladder.SIGNALS))
+    for _ in range(1500):
+        grad = np.zeros_like(w)
+        for x, y in ranked:
+            z = x @ w
+            p = np.exp(z - z.max())
+            p /= p.sum()
+            q = y * p / (y * p).sum()
+            grad += x.T @ (p - q)
+        w -= 0.5 * (grad / len(ranked) + L2 * w)
+    best = np.array([float((x @ w).max()) if x is not None else -10.0 for x, _ in data])
+    right = np.array([float(y[int(np.argmax(x @ w))]) if x is not None else 0.0 for x, y in data])
+    a, b = 1.0, 0.0
+    for _ in range(5000):
+        p = 1.0 / (1.0 + np.exp(-(a * best + b)))
+        a -= 0.05 * float(np.mean((p - right) * best))
+        b -= 0.05 * float(np.mean(p - right))
+    return {k: round(float(a * v), 2) for k, v in zip(ladder.SIGNALS, w)}, round(b, 2)
+
+
+def tune(path: Path, undated: Path | None = None) -> dict:
+    """Two steps on the ``tune`` half, both halves printed: the support model
+    (:func:`fit`); then the lowest bar (0.05 … 0.95 in steps of 0.01) that leaves at
+    most :data:`WRONG_BOUND` of the answerable questions wrong. With ``undated`` (a
+    ``--chatqa-signals`` file: questions naming no period), the lowest bar leaving at
+    most :data:`WRONG_BOUND` of its answerable questions wrong under that model
+    (``bar_undated``)."""
     from palace.ask import ladder
 
     entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     train = [e for e in entries if e["half"] == "tune"]
     check = [e for e in entries if e["half"] == "check"]
-    weights = dict(ladder.WEIGHTS)
-    best = evaluate(train, weights, -1.0)["picked"]
-    for _ in range(3):
-        for key in list(weights):
-            for value in (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0):
-                w = {**weights, key: value}
-                if sum(w.values()) == 0:
-                    continue
-                picked = evaluate(train, w, -1.0)["picked"]
-                if picked > best + 1e-9:
-                    best, weights = picked, w
-    bar = next((b for b in (round(0.30 + 0.01 * i, 2) for i in range(66))
-                if evaluate(train, weights, b)["wrong"] <= WRONG_BOUND), 0.95)
-    out = {"weights": weights, "bar": bar, "tune": evaluate(train, weights, bar), "check": evaluate(check, weights, bar),
-           "as_shipped": {"weights": ladder.WEIGHTS, "bar": ladder.ABSTAIN_BAR,
-                          "tune": evaluate(train, ladder.WEIGHTS, ladder.ABSTAIN_BAR),
-                          "check": evaluate(check, ladder.WEIGHTS, ladder.ABSTAIN_BAR)}}
+    model = fit(train)
+    bar = next((b for b in (round(0.05 + 0.01 * i, 2) for i in range(91))
+                if evaluate(train, model, b)["wrong"] <= WRONG_BOUND), 0.95)
+    shipped = (ladder.COEFFICIENTS, ladder.INTERCEPT)
+    out = {"coefficients": model[0], "intercept": model[1], "bar": bar, "tune": evaluate(train, model, bar),
+           "check": evaluate(check, model, bar),
+           "curve": {b: evaluate(entries, model, b) for b in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)},
+           "undated": None,
+           "as_shipped": {"coefficients": ladder.COEFFICIENTS, "intercept": ladder.INTERCEPT, "bar": ladder.ABSTAIN_BAR,
+                          "tune": evaluate(train, shipped, ladder.ABSTAIN_BAR),
+                          "check": evaluate(check, shipped, ladder.ABSTAIN_BAR)}}
+    if undated is not None:
+        chats = [json.loads(line) for line in undated.read_text(encoding="utf-8").splitlines() if line.strip()]
+        low = next((b for b in (round(0.05 + 0.01 * i, 2) for i in range(91))
+                    if evaluate(chats, model, b)["wrong"] <= WRONG_BOUND), 0.95)
+        out["undated"] = {"bar_undated": low, "at_bar": evaluate(chats, model, low),
+                          "as_shipped": evaluate(chats, shipped, ladder.ABSTAIN_BAR_UNDATED)}
     print(json.dumps(out, indent=1))
     return out
 
@@ -256,13 +323,13 @@ def run_rust(palace_dir: Path) -> dict:
 
 # ------------------------------------------------------------------------------ chatqa
 
-def run_chatqa(palace_dir: Path) -> dict | None:
+def run_chatqa(palace_dir: Path, signals: Path | None = None) -> dict | None:
     from palace.core import Palace
 
     root = REPO / "benchmarks" / "chatqa"
     if not (root / "questions.jsonl").exists():
         return None
-    rows = []
+    rows, dumped = [], []
     palace = Palace.open(palace_dir)
     try:
         if palace.status().drawers == 0:
@@ -275,8 +342,14 @@ def run_chatqa(palace_dir: Path) -> dict | None:
             v = verdict(d.kind, d.text, answers, q.get("distractors", []))
             rows.append({"id": q.get("id"), "kind": q.get("kind", "answerable" if answers else "unanswerable"),
                          "verdict": v, "step": getattr(d, "step", ""), "said": d.text[:300], "answerable": bool(answers)})
+            if signals is not None:
+                item = {"id": q.get("id"), "kind": rows[-1]["kind"] if answers else "unanswerable", "answers": answers,
+                        "distractors": q.get("distractors", [])}
+                dumped.append(_signals(palace, q["question"], result, item, "chatqa", now))
     finally:
         palace.close()
+    if signals is not None:
+        signals.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in dumped) + "\n", encoding="utf-8")
     return {"all": report(rows), "steps": dict(Counter(r["step"] for r in rows)), "rows": rows}
 
 
@@ -331,19 +404,21 @@ def main() -> None:
         parser.add_argument(f"--{name}-palace", type=Path, default=Path("/tmp") / f"eval-answers-{name}")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--signals", type=Path)
+    parser.add_argument("--chatqa-signals", type=Path)
     parser.add_argument("--tune", type=Path)
+    parser.add_argument("--tune-undated", type=Path, help="with --tune: a --chatqa-signals file for the undated bar")
     parser.add_argument("--errors", type=int, default=0)
     parser.add_argument("--sample", type=int, default=0, help="timeqa: a seeded sample of N questions only")
     args = parser.parse_args()
     if args.tune:
-        tune(args.tune)
+        tune(args.tune, args.tune_undated)
         return
     chosen = [n for n in ("timeqa", "rust", "chatqa", "peps") if getattr(args, n)] or ["timeqa", "rust", "chatqa", "peps"]
     out = {}
     for name in chosen:
         palace_dir = getattr(args, f"{name}_palace")
         result = {"timeqa": lambda: run_timeqa(palace_dir, args.signals, args.sample), "rust": lambda: run_rust(palace_dir),
-                  "chatqa": lambda: run_chatqa(palace_dir), "peps": lambda: run_peps(palace_dir)}[name]()
+                  "chatqa": lambda: run_chatqa(palace_dir, args.chatqa_signals), "peps": lambda: run_peps(palace_dir)}[name]()
         if result is None:
             continue
         out[name] = result

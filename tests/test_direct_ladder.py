@@ -239,3 +239,55 @@ def test_the_readme_demo_question_states_the_decision(sample_palace):
     direct = sample_palace.ask("what did we decide about the Harbor budget").direct
     assert (direct.kind, direct.step) == ("sentence", "sentence")
     assert "«Decision: the Harbor budget is" in direct.text
+
+
+# ------------------------------------------------------------------ the sentence step's signals
+
+def _sentence(text: str, marks=(), title: str = "", rank: int = 1):
+    from palace.ask.sentences import Sentence
+
+    return Sentence("d1", rank, "page.md", "main", 3, 0, len(text), text, title, None, tuple(marks))
+
+
+@pytest.mark.unit
+def test_names_match_whatever_their_diacritics():
+    from palace.ask.ladder import Question, fold, support
+
+    assert fold("Gáivuotna – Kåfjord") == "gaivuotna – kafjord" and fold("Beránek") == "beranek"
+    question = Question(terms=("mayor",), names=((frozenset(), ("kafjord",)),), window=None, type="", labels=(),
+                        until=None)
+    said = support(_sentence("The mayor of Kåfjord is Svein O. Leiros."), "", question)
+    assert said.signals["names"] == 1.0 and said.signals["terms"] == 1.0
+    elsewhere = support(_sentence("The mayor of Tromsø is Gunnar Wilhelmsen."), "", question)
+    assert elsewhere.score == 0.0  # about another place: no support at all
+
+
+@pytest.mark.unit
+def test_a_sentence_that_says_the_relation_in_other_words_holds_the_term():
+    from palace.ask.ladder import Question, support
+
+    question = Question(terms=("spous",), names=((frozenset(), ("dennis quaid",)),), window=None, type="",
+                        labels=(), until=None)
+    married = support(_sentence("On February 14, 1991, Dennis Quaid married actress Meg Ryan."), "", question)
+    films = support(_sentence("Dennis Quaid starred in The Big Easy."), "", question)
+    assert married.signals["terms"] == 1.0 and films.signals["terms"] == 0.0
+    assert married.score > films.score
+
+
+@pytest.mark.unit
+def test_a_date_that_starts_or_spans_the_window_counts():
+    from palace.ask.ladder import Question, support
+    from palace.ask.sentences import Mark
+
+    window = ("2016-01-01", "2021-01-01")
+    question = Question(terms=(), names=((frozenset(), ("naughton",)),), window=window, type="", labels=(),
+                        until=None)
+    text = "Naughton chaired the committee from 2016 to 2020."
+    span = Mark(text.index("from"), len(text) - 1, "from 2016 to 2020", "DATE", 0, "2016-01-01", "2021-01-01")
+    exact = support(_sentence(text, [span]), "", question)
+    assert (exact.signals["starts"], exact.signals["exact"]) == (1.0, 1.0)
+    text = "Naughton was elected in 2016."
+    year = Mark(text.index("2016"), text.index("2016") + 4, "2016", "DATE", 0, "2016-01-01", "2017-01-01")
+    began = support(_sentence(text, [year]), "", question)
+    assert (began.signals["starts"], began.signals["exact"]) == (1.0, 0.0)
+    assert exact.score > began.score
