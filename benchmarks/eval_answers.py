@@ -216,7 +216,7 @@ def _questions(entries: list[dict]):
             out.append((None, None))
             continue
         x = np.array([[ladder.ABSENT.get(k, 0.0) if s["signals"].get(k) is None else s["signals"][k]
-                       for k in ladder.SIGNALS] for s in kept])
+                       for k in _modelled()] for s in kept])
         y = np.array([verdict("sentence", s["text"], e["answers"], e["distractors"]) == "right" for s in kept], float)
         out.append((x, y))
     return out
@@ -235,11 +235,10 @@ def fit(entries: list[dict]) -> tuple[dict[str, float], float]:
        unanswerable ones too), so that the support is a calibrated probability.
     """
     import numpy as np
-    from palace.ask import ladder
 
     data = _questions(entries)
     ranked = [(x, y) for x, y in data if x is not None and y.sum() > 0]
-    w = np.zeros(len(ladder.SIGNALS))
+    w = np.zeros(len(_modelled()))
     for _ in range(1500):
         grad = np.zeros_like(w)
         for x, y in ranked:
@@ -256,7 +255,14 @@ def fit(entries: list[dict]) -> tuple[dict[str, float], float]:
         p = 1.0 / (1.0 + np.exp(-(a * best + b)))
         a -= 0.05 * float(np.mean((p - right) * best))
         b -= 0.05 * float(np.mean(p - right))
-    return {k: round(float(a * v), 2) for k, v in zip(ladder.SIGNALS, w)}, round(b, 2)
+    return {k: round(float(a * v), 2) for k, v in zip(_modelled(), w)}, round(b, 2)
+
+
+def _modelled() -> list[str]:
+    """The signals the support model weighs (tie-breaks left out)."""
+    from palace.ask import ladder
+
+    return [k for k in ladder.SIGNALS if k not in ladder.TIE_BREAKS]
 
 
 def tune(path: Path, undated: Path | None = None) -> dict:

@@ -53,6 +53,9 @@ from palace.nlp.rules import PRONOUNS
 #: passage, and its drawer's fused ``rank`` (1 / rank).
 SIGNALS = ("terms", "phrase", "names", "window", "starts", "exact", "type", "alone", "clean", "verb", "together",
            "rank")
+#: Signals that only break ties between close sentences (:func:`choose`), outside the
+#: model: timeqa-train's questions paraphrase their pages, so it cannot weigh a phrase.
+TIE_BREAKS = ("phrase",)
 #: The support model, the probability that a question's best sentence answers it:
 #: ``1 / (1 + exp(-(INTERCEPT + Σ COEFFICIENTS[s] · signal s)))``, a signal the question
 #: gives no ground for taking its :data:`ABSENT` value. Fitted by
