@@ -149,5 +149,5 @@ def test_the_drawer_count_and_longest_date_span_follow_every_write_and_a_window_
     conn.execute("DELETE FROM drawers WHERE rowid = 3")
     assert meta("drawers") == 2 and meta("drawer_span_days") == 30  # never lowered: a safe bound
     window = SimpleNamespace(start=dt.date(2024, 3, 20), end=dt.date(2024, 3, 25))
-    assert in_window(conn, window) == {2: 3}  # began 19 days before the window, still in it
-    assert in_window(conn, SimpleNamespace(start=dt.date.min, end=dt.date(2024, 3, 2))) == {1: 3, 2: 3}
+    assert in_window(conn, window) == {2: 4}  # began 19 days before the window, still in it
+    assert in_window(conn, SimpleNamespace(start=dt.date.min, end=dt.date(2024, 3, 2))) == {1: 4, 2: 4}

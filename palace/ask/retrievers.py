@@ -51,21 +51,24 @@ Ranked = tuple[tuple[str, float], ...]
 
 
 def in_window(conn, window) -> dict[int, int]:
-    """Drawers a date window holds: ``{rowid: tier}``. Tier 3: the drawer's own date
+    """Drawers a date window holds: ``{rowid: tier}``. Tier 4: the drawer's own date
     (from the note's front matter, name, a dated heading or git) overlaps the window;
-    tier 2: it mentions a date that lies inside the window; tier 1: it mentions a date
+    tier 3: it mentions a date inside the window that begins in its first year (what
+    began when the period asked about began: "In 1811 he bought …" for "from 1811 to
+    1827"); tier 2: it mentions a date that lies inside the window; tier 1: it mentions a date
     that only overlaps it, at a coarser granularity (a page saying "1983" is in "from July
     1983 to June 1984", more weakly). A note dated only by its file's mtime has no date of
     its own (a copy or a clone resets mtimes): its drawers are in the window only by the
     dates they mention. See :data:`UNDATED` and :func:`outside_window` for the rest."""
     start, end = window.start.isoformat(), window.end.isoformat()
+    first_year = min(window.end, _year_after(window.start)).isoformat()
     tiers: dict[int, int] = {}
-    for rowid, inside in conn.execute(
-        "SELECT d.rowid, max(m.start >= ? AND m.end <= ?) FROM date_mentions m JOIN drawers d ON d.id = m.drawer_id"
-        " WHERE m.start < ? AND m.end > ? GROUP BY d.rowid",
-        (start, end, end, start),
+    for rowid, inside, begins in conn.execute(
+        "SELECT d.rowid, max(m.start >= ? AND m.end <= ?), max(m.start >= ? AND m.start < ? AND m.end <= ?)"
+        " FROM date_mentions m JOIN drawers d ON d.id = m.drawer_id WHERE m.start < ? AND m.end > ? GROUP BY d.rowid",
+        (start, end, start, first_year, end, end, start),
     ):
-        tiers[rowid] = 2 if inside else 1
+        tiers[rowid] = 3 if begins else 2 if inside else 1
     # no drawer's own date spans more than the longest recorded: its start lies that far
     # before the window at most, a bounded range of the index on date_start
     span = get_meta(conn, "drawer_span_days")
@@ -78,8 +81,15 @@ def in_window(conn, window) -> dict[int, int]:
         f" WHERE d.date_start < ? AND d.date_start >= ? AND d.date_end > ? AND NOT ({UNDATED})",
         (end, earliest, start),
     ):
-        tiers[rowid] = 3
+        tiers[rowid] = 4
     return tiers
+
+
+def _year_after(day: dt.date) -> dt.date:
+    try:
+        return day.replace(year=day.year + 1)
+    except ValueError:  # 29 February, or the last year there is
+        return day + dt.timedelta(days=365) if day.year < dt.MAXYEAR else dt.date.max
 
 
 def outside_window(conn, drawer_ids, tiers: dict[int, int]) -> set[str]:
