@@ -9,8 +9,7 @@ import pytest
 
 from palace.core import Palace
 from palace.graph.profile import profile
-from palace.graph.resolution import aliases, plan_note, split
-from palace.nlp.names import match_key, name_ends
+from palace.graph.resolution import aliases, split
 
 
 def write(root, files: dict[str, str]) -> None:
@@ -34,6 +33,8 @@ def notes(tmp_path):
 
 @pytest.mark.unit
 def test_match_keys_fold_diacritics_and_case_and_name_ends_skip_particles():
+    from palace.nlp.names import match_key, name_ends
+
     assert match_key("Jakub Beránek") == match_key("JAKUB BERANEK") == "jakub beranek"
     assert match_key("Łukasz Żak") != match_key("Lukasz Zak")  # Ł is a letter of its own, not L with a mark
     assert match_key("Ångström") == "angstrom"
@@ -127,6 +128,8 @@ def test_a_surname_shared_by_two_people_of_one_note_stays_itself_there(notes, tm
 
 @pytest.mark.unit
 def test_plan_note_takes_a_first_name_or_a_surname_and_never_a_place():
+    from palace.graph.resolution import plan_note
+
     readings = {1: ("Ann Taylor", "ann taylor", {"PERSON": 1}), 2: ("Taylor", "taylor", {"PERSON": 2}),
                 3: ("Ann", "ann", {"PERSON": 1}), 4: ("Washington", "washington", {"GPE": 2, "PERSON": 1}),
                 5: ("George Washington", "george washington", {"PERSON": 1}),

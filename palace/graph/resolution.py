@@ -52,7 +52,8 @@ from palace.store.drawers import wings as wings_of
 from palace.store.entities import alias_entries, entity_by_key, entity_named, entity_type
 from palace.store.resolution import (clear_changed_notes, note_raws_into, note_readings, notes_to_resolve,
                                      read_in_resolving_notes, record_decision, record_note_resolutions,
-                                     record_resolutions, resolved_in_notes, refresh_aliases, repoint, resolutions_of, resolved_targets)
+                                     record_resolutions, refresh_aliases, repoint, resolutions_of, resolved_in_notes,
+                                     resolved_targets)
 
 SHORT_FORM = "short form"
 SPELLING = "spelling"
