@@ -171,8 +171,10 @@ def profile_card(conn: sqlite3.Connection, registry: dict, names: tuple[str, ...
         latest = _states_then_events(unique.values(), registry)[:facts]
         name, kind = entity_kinds(conn, ids[:1])[ids[0]]
         plans = fact_views(conn, FactFilter(entity_ids=ids, typed_only=True, wing=wing, statuses=("planned",)),
-                           registry, limit=20)
-        planned = tuple(v for v in plans if v.confirmed_by is None and v.subject in names_of_ids)[:2]
+                           registry, limit=20, undated_last=True)
+        # within the card's budget per entity, after its current facts: the dated plans first
+        planned = tuple(v for v in plans if v.confirmed_by is None and v.subject in names_of_ids)[
+            :max(0, facts - len(latest))]
         cards.append(CardEntity(name, kind, tuple(latest), planned))
     return ProfileCard(today.isoformat(), entities, facts, tuple(cards), _card_text(today, cards))
 
