@@ -87,7 +87,6 @@ def test_a_plan_whose_text_leaves_the_note_goes_with_it(mined):
         "planned for 2024-02-12, not confirmed"]
 
 
-@pytest.mark.unit
 def test_extract_lists_a_plan_apart_from_the_facts():
     from palace.mine.extract import extract_text
 

@@ -5,15 +5,28 @@ one. :func:`resolve_wing` recomputes the resolution of a wing from scratch after
 mine and after every user decision, so it never depends on the order notes were mined
 and is always reversible. Rules, in order:
 
-1. **user decisions** (``palace entity merge A B`` / ``palace entity split A``), stored in
-   ``entity_decisions`` and applied in every wing; a split forbids the automatic rules
-   to merge that pair again;
+- **user decisions** (``palace entity merge A B`` / ``palace entity split A``), stored in
+  ``entity_decisions`` and applied in every wing, come first; a split forbids the
+  automatic rules to merge that pair again;
+0. **spelling**: names whose match keys agree (:func:`palace.nlp.names.match_key`:
+   diacritics and case folded, "Jakub Beránek" and "Jakub Beranek") are one entity,
+   named by the spelling read most often in the wing (the first seen on a tie); the
+   other spelling is an alias, with its evidence. Every rule below sees the spellings of
+   one name as one.
+1. **same note** (:func:`plan_note`, recorded per note in ``note_resolutions``): a
+   one-word name read as a person in a note ("Taylor", "Ann") is the person that same
+   note names in full with it as first name or surname ("Ann Taylor"), whatever other
+   notes hold; with two such people in the note it stays itself there (*ambiguous in
+   its note*), never a guess from another note. Repointing takes the note's resolution
+   first; what it resolves into then resolves in the wing.
 2. **short form**: a one-word name read as a PERSON at least as often as anything else
-   ("Alice") resolves to the one person of the wing whose full name starts with it
-   ("Alice Chen"), only when exactly one such person is mentioned in the wing; with two
+   ("Alice", "Beranek") that some note does not resolve itself resolves to the one
+   person of the wing whose full name starts or ends with it ("Alice Chen", "Jakub
+   Beránek"), only when exactly one such person is mentioned in the wing; with two
    or more it stays itself and is recorded as *ambiguous*, with the candidates, never
    merged by guess. A full name read only once, beside one read more often, does not
-   count as a second person (spaCy reads "Bob Wants" as a name), and a name extending
+   count as a second person (spaCy reads "Bob Wants" as a name; a short name resolved
+   to a person inside a note counts as a reading of that person), and a name extending
    another candidate ("Jess Kowalski Design") is a variant of it; the evidence says so.
 3. **legal suffix**: organisation names that differ only by a legal suffix ("Acme Corp",
    "Acme Corporation", "Acme Inc.", :data:`palace.nlp.names.LEGAL_SUFFIXES`) are one
@@ -32,7 +45,8 @@ it ("Falcon Inc." and "Project Falcon"). ``palace entity split`` of a joined nam
 it apart from every name of its family.
 
 Case, whitespace, line breaks, a leading "the" and possessives are already one key
-(:func:`entity_key`); front-matter ``aliases:`` and e-mail addresses are aliases of their
+(:func:`entity_key`; an older palace's spellings are joined by the resolution its
+migration 0014 leaves pending); front-matter ``aliases:`` and e-mail addresses are aliases of their
 entity. :func:`palace.graph.lowercase.link_lowercase_mentions` adds the mentions NER cannot
 see: a known name written in lower case ("the leadership council agreed").
 """
@@ -43,6 +57,8 @@ import re
 from dataclasses import dataclass
 
 from palace.errors import UsageError
+# rule 1 lives in note_names; its names are re-exported with the other rules'
+from palace.graph.note_names import AMBIGUOUS_IN_NOTE, SAME_NOTE, plan_note, resolve_notes  # noqa: F401
 from palace.graph.temporal import apply_timelines, recorded_now
 from palace.nlp.names import entity_key, legal_form, match_key, name_ends, project_base
 from palace.store import readings as wing_readings
@@ -50,8 +66,7 @@ from palace.store import sqlite as store
 from palace.store.decisions import entity_decisions_about, entity_decisions_in_force
 from palace.store.drawers import wings as wings_of
 from palace.store.entities import alias_entries, entity_by_key, entity_named, entity_type
-from palace.store.resolution import (clear_changed_notes, note_raws_into, note_readings, notes_to_resolve,
-                                     read_in_resolving_notes, record_decision, record_note_resolutions,
+from palace.store.resolution import (clear_changed_notes, note_raws_into, read_in_resolving_notes, record_decision,
                                      record_resolutions, refresh_aliases, repoint, resolutions_of, resolved_in_notes,
                                      resolved_targets)
 
@@ -59,8 +74,6 @@ SHORT_FORM = "short form"
 SPELLING = "spelling"
 USER_MERGE = "user merge"
 AMBIGUOUS = "ambiguous short form"
-SAME_NOTE = "same note"
-AMBIGUOUS_IN_NOTE = "ambiguous in its note"
 LEGAL_SUFFIX = "legal suffix"
 PROJECT_NAME = "project name"
 #: Rules whose joins imply an alias of the target (recomputed on every resolution).
@@ -374,7 +387,7 @@ def resolve_wing(conn, wing: str, registry: dict | None = None, *, full: bool = 
     keys = {key for _, key in names.values()}
     # a name deleted (palace forget) leaves no key to find its neighbours by: plan it all
     whole = full or len(changed) > INCREMENTAL_LIMIT or "project" in keys or len(names) < len(changed)
-    renamed = resolve_notes(conn, wing, every=whole)
+    renamed = resolve_notes(conn, wing, *_decisions(conn), every=whole)
     if whole:
         plan = plan_wing(conn, wing)
         record_resolutions(conn, wing, plan, recorded_now())
@@ -401,65 +414,6 @@ def resolve_wing(conn, wing: str, registry: dict | None = None, *, full: bool = 
     wing_readings.clear_changed(conn, wing)
     clear_changed_notes(conn, wing)
     return len(moved)
-
-
-def plan_note(readings: dict[int, tuple[str, str, dict[str, int]]], path: str,
-              splits: set[tuple[str, str]] = frozenset(), merged: set[str] = frozenset(),
-              ) -> dict[int, tuple[int | None, str, str]]:
-    """Rule 1 (module docstring), inside one note: ``{raw entity id: (target id or None,
-    rule, evidence)}`` for the one-word names of the note at ``path`` (``readings``:
-    :func:`palace.store.resolution.note_readings`) read as a person at least as often as
-    anything else, whose match key is the first or last word of a person's full name
-    written in the same note ("Bennett" on a page naming Bob Bennett). One such person:
-    the name is that person in this note, whatever other notes hold; several: it stays
-    itself in this note (ambiguous), never a guess from another note. ``splits``: pairs
-    of keys the user split; ``merged``: keys the user merged elsewhere (left to the
-    wing)."""
-    def person(labels: dict[str, int]) -> bool:
-        return labels.get("PERSON", 0) > 0 and labels.get("PERSON", 0) >= max(labels.values())
-
-    spellings: dict[str, int] = {}  # one candidate per match key: the spelling read most often, then the first
-    by_word: dict[str, set[int]] = {}
-    for eid, (name, key, labels) in readings.items():
-        ends = name_ends(name)
-        if ends is None or not person(labels):
-            continue
-        folded = match_key(name)
-        kept = spellings.get(folded)
-        if kept is None or sum(labels.values()) > sum(readings[kept][2].values()):
-            spellings[folded] = eid
-    for eid in spellings.values():
-        for word in name_ends(readings[eid][0]):
-            by_word.setdefault(word, set()).add(eid)
-    out: dict[int, tuple[int | None, str, str]] = {}
-    for eid, (name, key, labels) in readings.items():
-        if " " in key or key in merged or not person(labels):
-            continue
-        candidates = [c for c in by_word.get(match_key(name), ()) if (key, readings[c][1]) not in splits]
-        # "Jess Kowalski Design" is a variant of "Jess Kowalski", not another Jess
-        candidates = sorted((c for c in candidates if not any(
-            o != c and readings[c][1].startswith(readings[o][1] + " ") for o in candidates)), key=lambda c: readings[c][1])
-        if len(candidates) == 1:
-            target = candidates[0]
-            out[eid] = (target, SAME_NOTE, f"{name!r} is {readings[target][0]} in {path}: the only person the note"
-                                           f" names in full whose name starts or ends with it")
-        elif candidates:
-            names = ", ".join(readings[c][0] for c in candidates)
-            out[eid] = (None, AMBIGUOUS_IN_NOTE,
-                        f"{name!r} could be any of {len(candidates)} people named in full in {path}: {names}")
-    return out
-
-
-def resolve_notes(conn, wing: str, *, every: bool = False) -> set[int]:
-    """Plan again, by :func:`plan_note`, the notes of ``wing`` whose mentions changed
-    since it was last resolved (or ``every`` note), and record the plans. Returns the
-    names as read whose resolution in some note changed."""
-    merges, splits = _decisions(conn)
-    changed: set[int] = set()
-    for file_id, path in notes_to_resolve(conn, wing, every=every):
-        changed |= record_note_resolutions(conn, file_id, plan_note(note_readings(conn, file_id), path, splits,
-                                                                    set(merges)))
-    return changed
 
 
 def resolve_every_wing(conn, registry: dict | None = None) -> int:
