@@ -184,12 +184,13 @@ NEAR_INSTRUCTION_REASON = "near text that instructs"
 
 
 def hold_for_review(conn: sqlite3.Connection, fact_ids, reason: str) -> list[sqlite3.Row]:
-    """The live facts of ``fact_ids``, just read, are held for review: candidates whose
-    reason is ``candidate awaiting review: {reason}``. The one path from a reading to a
-    candidate — facts near instruction-like text (``reason`` from
+    """The live (or planned) facts of ``fact_ids``, just read, are held for review:
+    candidates whose reason is ``candidate awaiting review: {reason}``. The one path from
+    a reading to a candidate — facts near instruction-like text (``reason`` from
     :data:`NEAR_INSTRUCTION_REASON`), a reading too unsure to take as it stands."""
     ids = tuple(fact_ids)
-    return change_state(conn, StateChange("candidate", fact_ids=ids, was=("live",), reason=reason)) if ids else []
+    return change_state(conn, StateChange("candidate", fact_ids=ids, was=("live", "planned"), reason=reason)) \
+        if ids else []
 
 
 def make_candidates(conn: sqlite3.Connection, fact_ids) -> list[sqlite3.Row]:

@@ -169,8 +169,8 @@ def front_matter_facts(conn: sqlite3.Connection, wing: str, path: str) -> list[s
 
 
 def typed_facts_of_drawer(conn: sqlite3.Connection, drawer_id: str) -> list[int]:
-    """The ids of the live typed facts (not ``mentioned_with``) read from ``drawer_id``."""
-    return [r[0] for r in conn.execute("SELECT id FROM facts WHERE drawer_id = ? AND status = 'live'"
+    """The ids of the live (or planned) typed facts (not ``mentioned_with``) read from ``drawer_id``."""
+    return [r[0] for r in conn.execute("SELECT id FROM facts WHERE drawer_id = ? AND status IN ('live', 'planned')"
                                        " AND predicate != 'mentioned_with'", (drawer_id,))]
 
 
