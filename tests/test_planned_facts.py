@@ -99,3 +99,12 @@ def test_extract_lists_a_plan_apart_from_the_facts():
     # a past-tense start on the Monday before is a fact, not a plan
     past = extract_text("Bo Lind started at Northwind Labs on Monday.", date=dt.date(2024, 2, 6))
     assert [(f.predicate, f.valid_from) for f in past.facts] == [("works_at", "2024-02-05")] and past.planned == ()
+
+
+def test_a_plan_is_no_change_in_either_time(mined):
+    palace, _ = mined
+    recorded = {(c.kind, c.fact.subject, c.fact.object) for g in palace.changes().groups for c in g.changes}
+    assert ("began", "Ana Costa", "Acme Robotics") in recorded  # the note that states it
+    assert not {s for _, s, _ in recorded} & {"Bo Lind", "Ines Moreau"}  # their plans began nothing
+    window = palace.changes(dt.date(2024, 2, 1), dt.date(2024, 4, 1))
+    assert not {c.fact.subject for g in window.groups for c in g.changes} & {"Bo Lind"}
