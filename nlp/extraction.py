@@ -253,15 +253,18 @@ class Extraction:
 
     def plan_time(self, relation: Relation, kind: str, when: DateInterval | None) -> ValidTime | None:
         """The valid time of ``relation`` as a **planned** fact, or None when it is no plan.
-        A plan is a relation of a planned clause ("will join Acme on 1 March", "plans to
-        move to Oslo": :attr:`Relation.planned`) or a statement, not in the past tense,
-        whose own date falls after the day of its note ``when`` ("starts at Feedzai on
-        Monday" in a note of the Thursday before). Its time is the day its text gives; a
-        plan that gives none has none (it is never dated by its note)."""
+        A plan is a relation of a planned clause with a date of its own ("will join Acme
+        on 1 March", "plans to move to Oslo in May": :attr:`Relation.planned`) or a
+        statement, not in the past tense, whose own date falls after the day of its note
+        ``when`` ("starts at Feedzai on Monday" in a note of the Thursday before). Its time
+        is the day its text gives. A planned clause that gives no day ("will move to
+        Bergen", "decided to move the offsite to Lisbon") is no plan to keep: None, and
+        the caller stores nothing (precision first: a plan is kept for its future valid
+        time, never dated by its note)."""
         time = self.fact_time(relation, kind, when)
         dated = time.source in ("clause", "sentence") and time.start is not None
         if relation.planned:
-            return time if dated else ValidTime(None, None, None, "undated")
+            return time if dated else None
         if relation.ending or relation.past or not dated or when is None or relation.quote is not None:
             return None
         return time if time.start >= when.end else None

@@ -195,6 +195,8 @@ class _Reading:
         day = found.base if relation.quote is None and found.base else self.when.start  # a drawer's day (a chat's)
         when = DateInterval(day, day + dt.timedelta(days=1), "day")
         plan = found.plan_time(relation, spec.kind, when) if relation.quote is None else None
+        if relation.planned and plan is None:
+            return  # a planned clause with no day of its own: mining keeps nothing (its rejection says why)
         time = plan or found.fact_time(relation, spec.kind, when)
         (self.planned if plan is not None else self.facts).append(ReadFact(
             subject=subject, predicate=relation.predicate, object=obj,

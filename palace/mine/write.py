@@ -196,6 +196,8 @@ class GraphWriter:
         if obj is not None and obj == subject:
             return None
         plan = extraction.plan_time(relation, spec.kind, when) if site.text is not None else None
+        if relation.planned and plan is None:
+            return None  # a planned clause with no day of its own: nothing to keep
         time = plan or extraction.fact_time(relation, spec.kind, when)
         insert_fact(self.conn, site.relation_fact(relation, subject, obj, time, spec.kind == "state",
                                                   "planned" if plan is not None else "live"))

@@ -15,8 +15,8 @@ A fact's ``status`` is one of :data:`STATUSES`:
 - ``invalidated``: its text left the notes (the note changed or went), its front matter
   changed, or the user withdrew the fact they had added; at ``invalidated_at``.
 - ``planned``: a plan read from the notes ("will join Acme on 1 March", "starts on
-  Monday" in a note of the week before), with the valid time it is planned for (none
-  when the text gives no day): never current, never in answers or timelines; shown
+  Monday" in a note of the week before), with the valid time it is planned for (a
+  planned clause with no day of its own is not kept): never current, never in answers or timelines; shown
   as planned, "not confirmed" once its day is past, until a live fact of the same
   subject, predicate and value begun since the plan was written confirms it
   (:func:`palace.store.facts.fact_views`). Its text leaving the notes invalidates it.

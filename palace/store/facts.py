@@ -55,7 +55,8 @@ class FactView:
     #: for a planned fact, what became of the plan: "planned for D" (D not come yet),
     #: "planned for D, not confirmed" (D gone by and no note states the fact), "planned
     #: for D, confirmed by #N" (a live fact of the same subject, predicate and value,
-    #: begun since the plan was written); "planned, no day given" when its text gave none
+    #: begun since the plan was written); "planned, no day given" for a plan with no valid
+    #: time (mining keeps none such; a user's or an import's may)
     plan: str = ""
     #: the live fact that confirms a plan (None: not confirmed, or no plan)
     confirmed_by: int | None = None
