@@ -89,6 +89,9 @@ def _render_profile(card) -> None:
         flag += "" if f.evidence == "stated" else f" [dim]({escape(f.evidence)})[/]"  # inferred, user, confirmed, agent
         out.print(f"  {escape(f.subject)} –{f.predicate}→ [bold]{escape(f.object or '(whatever held)')}[/]  [dim]{since}[/]{flag}"
                   f"  [cyan]{escape(cite(f))}[/]")
+    for f in getattr(card, "planned", ()):
+        out.print(f"  {escape(f.subject)} –{f.predicate}→ [bold]{escape(f.object or '')}[/]  [yellow]{escape(f.plan)}[/]"
+                  f"  [cyan]{escape(cite(f))}[/]")
     if card.related:
         out.print("related: " + escape(", ".join(f"{n.name} ({n.weight})" for n in card.related)))
     if card.recent:

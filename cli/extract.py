@@ -44,9 +44,10 @@ def _render(result) -> None:
 
     out = console(highlight=False, soft_wrap=not sys.stdout.isatty())
     out.print(f"[dim]dated {result.date}{', title ' + escape(result.title) if result.title else ''}; "
-              f"{len(result.entities)} names, {len(result.facts)} facts, {len(result.rejected)} turned down[/]")
+              f"{len(result.entities)} names, {len(result.facts)} facts, {len(result.planned)} planned,"
+              f" {len(result.rejected)} turned down[/]")
     sentences: dict[tuple[int, str], list] = {}
-    for fact in result.facts:
+    for fact in (*result.facts, *getattr(result, "planned", ())):
         sentences.setdefault((fact.line, fact.sentence), []).append(fact)
     for rejection in result.rejected:
         sentences.setdefault((rejection.line, rejection.sentence), []).append(rejection)
@@ -58,6 +59,11 @@ def _render(result) -> None:
                     when = f"ends {item.valid_to}" if not item.valid_from else f"{item.valid_from} → {item.valid_to}"
                 else:
                     when = f"{item.valid_from or '?'} → {item.valid_to or 'open'}"
+                if getattr(item, "planned", False):
+                    out.print(f"  [yellow]◷[/] planned: [bold]{escape(item.subject)}[/] –{item.predicate}→ "
+                              f"[bold]{escape(item.object or '')}[/]  [dim]for {item.valid_from or 'no day given'}"
+                              f" ({item.date_source}); never current; rule {item.rule}[/]")
+                    continue
                 out.print(f"  [green]✓[/] [bold]{escape(item.subject)}[/] –{item.predicate}→ "
                           f"[bold]{escape(item.object or '(whatever held)')}[/]  [dim]{when} ({item.date_source}); "
                           f"{item.route}; {item.evidence}; rule {item.rule}[/]")

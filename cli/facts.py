@@ -64,7 +64,7 @@ def _render(result, as_json: bool) -> None:
 
     out = console(highlight=False, soft_wrap=not sys.stdout.isatty())
     if not result.facts:
-        out.print("no facts")
+        out.print("no facts" + (" (only plans)" if result.planned else ""))
     if result.pending_review:
         out.print(f"[magenta]{result.pending_review} candidate fact{'' if result.pending_review == 1 else 's'} about"
                   f" this await review, not counted here (palace review)[/]")
@@ -79,9 +79,15 @@ def _render(result, as_json: bool) -> None:
                 "candidate": " [magenta]candidate, awaiting review (palace review)[/]",
                 "retracted": f" [red]{escape(f.invalidation_reason or 'retracted')}[/]",
                 "rejected": f" [red]{escape(f.invalidation_reason or 'rejected')}[/]",
-                "planned": " [yellow]planned[/]"}[f.state]
+                "planned": f" [yellow]{escape(f.plan or 'planned')}[/]"}[f.state]
         if f.conflicts_with:
             mark += f" [red]conflicts with {', '.join(f'#{i}' for i in f.conflicts_with)}[/]"
         out.print(f"#{f.id} [bold]{escape(f.subject)}[/] –{f.predicate}→ [bold]{escape(f.object or '(whatever held)')}[/]  "
                   f"[dim]{when}, recorded {f.recorded_at}, {f.evidence}[/]{mark}")
+        out.print(f"    [cyan]{escape(cite(f))}[/]  {escape(f.sentence[:160])}")
+    if result.planned:
+        out.print("[bold]planned[/] [dim](plans the notes state; never current until a note states the fact)[/]")
+    for f in result.planned:
+        out.print(f"#{f.id} [bold]{escape(f.subject)}[/] –{f.predicate}→ [bold]{escape(f.object)}[/]  "
+                  f"[yellow]{escape(f.plan)}[/]")
         out.print(f"    [cyan]{escape(cite(f))}[/]  {escape(f.sentence[:160])}")

@@ -76,7 +76,8 @@ def mood(verb: "Token") -> str:
     taking", "used to work", "previously at") or the reason it is not a fact:
     ``negated``, ``hedged`` ("might", "probably", "I think…", "Rumour is that…"),
     ``conditional``, ``planned`` ("will move", "is going to switch", "plans to join",
-    "is leaving next month") or ``not a statement`` (an infinitive or a bare gerund: "Josh
+    "is leaving next month": kept as a planned fact), ``proposed`` ("propose that we
+    confirm Josh", "hope that Ana joins") or ``not a statement`` (an infinitive or a bare gerund: "Josh
     to write a comment", "Creating a proposal doc…")."""
     ending = False
     for child in verb.children:
@@ -119,7 +120,7 @@ def mood(verb: "Token") -> str:
             outer = mood(head)
             return outer if outer not in ("fact", "ending") else "ending"
         if verb.dep_ == "ccomp" and lemma in PROPOSAL_HEADS:
-            return "planned"  # "propose that we confirm Josh as our representative"
+            return "proposed"  # "propose that we confirm Josh as our representative": a wish, no plan
         if verb.dep_ == "ccomp" and (lemma in BELIEF_HEADS or any(
                 c.dep_ in ("nsubj", "attr") and c.lemma_.casefold() in HEARSAY_NOUNS for c in head.children)):
             return "hedged"

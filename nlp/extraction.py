@@ -109,6 +109,9 @@ class Extraction:
     sentence_dates: dict[int, DateInterval] = field(default_factory=dict)
     relations: tuple[Relation, ...] = ()
     base: dt.date | None = None
+    #: relations of planned clauses ("will join Acme on 1 March"): stored as ``planned``
+    #: facts, never among ``relations``
+    planned: tuple[Relation, ...] = ()
     rejected: tuple[Candidate, ...] = ()
     text: str = ""
     instruction: str = ""
@@ -146,7 +149,16 @@ class Extraction:
         return any(e.label == "PERSON" and e.end == name_end for e in self.entities)
 
     def _shifted(self, relation: Relation, chosen: DateMention) -> DateInterval:
+        """The interval of ``chosen`` as the clause means it: a month or day with no year
+        after a past-tense verb is the one before the note; a bare weekday ("on Monday")
+        of a clause not in the past ("starts on Monday", "will join on Monday") is the
+        one after it, not the one before."""
         interval = chosen.interval
+        if (not relation.past and self.base is not None and interval.start < self.base
+                and _WEEKDAY.fullmatch(chosen.surface.strip())
+                and self.text[max(0, chosen.start - 7):chosen.start].casefold().split()[-1:] not in (["since"], ["last"])):
+            step = dt.timedelta(days=7)
+            return DateInterval(interval.start + step, interval.end + step, interval.granularity)
         if relation.past and self.base is not None and interval.start > self.base and not _YEAR.search(chosen.surface):
             try:
                 interval = DateInterval(interval.start.replace(year=interval.start.year - 1),
@@ -239,6 +251,24 @@ class Extraction:
             return ValidTime(None, when.start, when.granularity, "note")
         return ValidTime(when.start, when.end if kind == "event" else None, when.granularity, "note")
 
+    def plan_time(self, relation: Relation, kind: str, when: DateInterval | None) -> ValidTime | None:
+        """The valid time of ``relation`` as a **planned** fact, or None when it is no plan.
+        A plan is a relation of a planned clause with a date of its own ("will join Acme
+        on 1 March", "plans to move to Oslo in May": :attr:`Relation.planned`) or a
+        statement, not in the past tense, whose own date falls after the day of its note
+        ``when`` ("starts at Feedzai on Monday" in a note of the Thursday before). Its time
+        is the day its text gives. A planned clause that gives no day ("will move to
+        Bergen", "decided to move the offsite to Lisbon") is no plan to keep: None, and
+        the caller stores nothing (precision first: a plan is kept for its future valid
+        time, never dated by its note)."""
+        time = self.fact_time(relation, kind, when)
+        dated = time.source in ("clause", "sentence") and time.start is not None
+        if relation.planned:
+            return time if dated else None
+        if relation.ending or relation.past or not dated or when is None or relation.quote is not None:
+            return None
+        return time if time.start >= when.end else None
+
     def _paired_start(self, mention: DateMention) -> dt.date | None:
         earlier = [m for m in self.dates if m.end <= mention.start and mention.start - m.end <= 12
                    and self.text[m.end:mention.start].strip().casefold() in ("to", "until", "till", "-", "–", "through")]
@@ -249,6 +279,7 @@ class Extraction:
 
 
 _YEAR = re.compile(r"\b\d{4}\b|'\d{2}\b")
+_WEEKDAY = re.compile(r"(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day", re.I)
 _HEADING = re.compile(r"^#{1,6}[ \t]+\S[^\n]*$", re.M)
 _LIST_LINE = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]", re.M)
 _INTERVAL = re.compile(r"\b(?:to|until|till|through|thru|and)\b|\d\s*[-–]\s*\d", re.I)
@@ -471,7 +502,9 @@ class Extractor:
             # text that tries to instruct: the drawer's relations are held for review, not facts yet
             held = instruction_line(extraction.text) if b in found else None
             if b in found or b in rejected:
-                extraction = replace(extraction, relations=tuple(found.get(b, ())), entities=tuple(mentions[b]),
+                read = found.get(b, ())
+                extraction = replace(extraction, relations=tuple(r for r in read if not r.planned),
+                                     planned=tuple(r for r in read if r.planned), entities=tuple(mentions[b]),
                                      rejected=tuple(rejected.get(b, ())), instruction=held or "")
             yield extraction
 

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
 __all__ = [
-    "GENERATIONAL", "LEGAL_SUFFIXES", "PARTICLES", "key_without_final_dot", "legal_form", "person_name",
+    "GENERATIONAL", "LEGAL_SUFFIXES", "PARTICLES", "key_without_final_dot", "legal_form", "match_key", "name_ends",
+    "person_name",
     "person_span", "project_base", "whole_names",
 ]
 
@@ -265,6 +266,32 @@ def entity_key(name: str) -> str:
     key = unicodedata.normalize("NFC", " ".join(name.split()).casefold())
     key = key[4:] if key.startswith("the ") and len(key) > 4 else key
     return key_without_final_dot(key)
+
+
+def match_key(name: str) -> str:
+    """The key names are *matched* by, on top of :func:`entity_key`: compatibility
+    decomposition (NFKD), combining marks stripped, case-folded again ("Jakub Beránek",
+    "Jakub Beranek" and "JAKUB BERANEK" → "jakub beranek"). Two names with one match key
+    are one person written two ways; the key of each written form stays its own
+    (:func:`entity_key`), so the written forms are never lost."""
+    text = unicodedata.normalize("NFKD", entity_key(name))
+    return unicodedata.normalize("NFC", "".join(ch for ch in text if not unicodedata.combining(ch)).casefold())
+
+
+_FIRST_LAST_SKIP = PARTICLES | {g.casefold().rstrip(".") for g in GENERATIONAL}
+
+
+def name_ends(name: str) -> tuple[str, str] | None:
+    """``(first word, last word)`` of a name of several words, as match keys
+    (:func:`match_key`), name particles and generational suffixes left out ("Martin
+    Luther King Jr." → ``("martin", "king")``, "Ursula von der Leyen" → ``("ursula",
+    "leyen")``): the words a first name or a surname alone stands for. None for a name
+    of one word."""
+    words = [w.strip(",.") for w in match_key(name).split()]
+    words = [w for w in words if w and w.rstrip(".") not in _FIRST_LAST_SKIP]
+    if len(words) < 2:
+        return None
+    return words[0], words[-1]
 
 
 @dataclass(frozen=True)

@@ -264,7 +264,9 @@ class RelationReader(NounReading):
                     for rel in found:
                         self._reject(rel.rule, rel.predicate, how, self._name(rel.subject, rel.subject_name),
                                      self._name(rel.object, rel.value))
-                if not found or how not in ("fact", "ending"):
+                    if how == "planned":  # kept apart, as planned facts
+                        out.extend(replace(rel, planned=True) for rel in found if not rel.ending)
+                if not found or how not in ("fact", "ending", "planned"):
                     sentence.rollback(mark)
             if outer is not None:
                 # a verb many patterns share ("be", "move"): a lexicon or type mismatch
@@ -283,7 +285,7 @@ class RelationReader(NounReading):
         for rel in out:
             # by name: the page's subject may be two mentions of one sentence ("Acme Freight", its topic)
             key = (rel.predicate, self._name(rel.subject, rel.subject_name), rel.subject_name,
-                   self._name(rel.object, None), (rel.value or "").casefold(), rel.ending)
+                   self._name(rel.object, None), (rel.value or "").casefold(), rel.ending, rel.planned)
             unique.setdefault(key, rel)
         # a state the same sentence ends is no start ("Ruth's Warfarin was discontinued")
         ended = {key[:5] for key in unique if key[5]}

@@ -78,6 +78,9 @@ class Relation:
     #: the day the record gives for it, with its granularity); ``(None, None)`` when it
     #: gives none: the start is unknown, never the note's date. None: the usual rules
     stated_start: tuple | None = None
+    #: read from a planned clause ("will join", "plans to move", "is leaving"): kept as a
+    #: ``planned`` fact, never a current one
+    planned: bool = False
 
     @property
     def extractor(self) -> str:

@@ -63,7 +63,7 @@ def test_cli_entity_json(mined_sample):
     data = json.loads(result.output)
     assert data["name"] == "Bob Okafor" and data["mentions"] > 0
     assert set(data) == {"name", "types", "entity_ids", "aliases", "mentions", "drawers", "files", "first_seen",
-                         "last_seen", "facts", "related", "recent", "current", "ambiguous_with", "degree"}
+                         "last_seen", "facts", "related", "recent", "current", "ambiguous_with", "degree", "planned"}
 
 
 def test_cli_entity_path_cites_each_hop(mined_sample):
@@ -73,8 +73,10 @@ def test_cli_entity_path_cites_each_hop(mined_sample):
                                       "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
+    # "She starts at Acme Robotics on Monday 2 September", written on 9 August, is a plan
+    # (issue 22, item 10: never current): the hop is the sentence naming both
     assert [(h["subject"], h["predicate"], h["object"], h["path"], h["line"]) for h in data["hops"]] == [
-        ("Alice Chen", "works_at", "Acme Robotics", "journal/2024-08-09.md", 9)]
+        ("Alice Chen", "mentioned_with", "Acme Robotics", "journal/2024-08-09.md", 9)]
 
 
 def test_an_alias_or_a_shouted_possessive_reaches_the_same_profile(sample_palace):

@@ -4,12 +4,14 @@ a status line or field is about its own note and is never one."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 
 import pytest
 
 from palace.core import Palace
 from palace.graph.templates import TEMPLATE, mark_templates
+from palace.store.fact_states import invalidate
 from palace.store import sqlite as store
 
 CHECKLIST = "## Checklist\n\n- [ ] The release team uses GitHub Actions.\n"
@@ -57,6 +59,9 @@ def test_a_checklist_line_in_three_records_gives_no_fact_but_their_own_lines_do(
 # -- the counts as a property: any series of notes coming and going, in any order ----------
 
 LINES = [f"Line {i} names Entity {i % 3}." for i in range(5)]
+#: a note holding line 0 also plans a fact, and one holding line 4 states it (a
+#: confirmation, whatever order the notes arrive in)
+PLAN, STATED = "Team 9 will use Entity 9 on 1 March.", "Team 9 uses Entity 9 since 2 March."
 
 
 def _write_note(conn, wing: str, path: str, lines: list[int]) -> None:
@@ -73,6 +78,13 @@ def _write_note(conn, wing: str, path: str, lines: list[int]) -> None:
     note = entity_id(conn, cache, "Design", "DOCUMENT")
     insert_fact(conn, NewFact(note, "status", None, "accepted", None, None, None, "now", drawer, wing, path, 0, 0,
                               "Status: accepted", "palace.relations.v2/key-status", 0.9, "stated", None))
+    team, target = entity_id(conn, cache, "Team 9", "ORG"), entity_id(conn, cache, "Entity 9", "PRODUCT")
+    if 0 in lines:
+        insert_fact(conn, NewFact(team, "uses", target, None, dt.date(2024, 3, 1), None, "day", "now", drawer, wing,
+                                  path, 0, 0, PLAN, "palace.relations.v2/use", 0.9, "stated", None, "planned"))
+    if 4 in lines:
+        insert_fact(conn, NewFact(team, "uses", target, None, dt.date(2024, 3, 2), None, "day", "now", drawer, wing,
+                                  path, 0, 0, STATED, "palace.relations.v2/use", 0.9, "stated", None))
     for line in lines:
         subject = entity_id(conn, cache, f"Team {line}", "ORG")
         obj = entity_id(conn, cache, f"Entity {line % 3}", "PRODUCT")
@@ -81,9 +93,14 @@ def _write_note(conn, wing: str, path: str, lines: list[int]) -> None:
 
 
 def _state(conn) -> set[tuple]:
-    """Each fact of a note still stored: its note, its line and whether it is live."""
-    return {tuple(r) for r in conn.execute(
-        "SELECT f.path, f.sentence, f.status = 'live' FROM facts f JOIN drawers d ON d.id = f.drawer_id")}
+    """Each fact of a note still stored: its note, its line, whether it is live, and
+    what became of a plan (:attr:`FactView.plan`)."""
+    from palace.store.facts import FactFilter, fact_views
+
+    plans = {v.id: v.plan.split(", confirmed by")[0] + (", confirmed" if v.confirmed_by else "")
+             for v in fact_views(conn, FactFilter(statuses=("planned",)), {})}
+    return {(r[1], r[2], r[3], plans.get(r[0], "")) for r in conn.execute(
+        "SELECT f.id, f.path, f.sentence, f.status = 'live' FROM facts f JOIN drawers d ON d.id = f.drawer_id")}
 
 
 def _fresh(migrated_palace, tmp_path_factory, notes: dict[str, list[int]], seed: int) -> set[tuple]:
@@ -125,6 +142,8 @@ def test_template_counts_after_any_edits_equal_a_fresh_mine_in_any_order(tmp_pat
                         if notes:
                             path = sorted(notes)[edit % len(notes)]
                             del notes[path]
+                            # as mining forgets a note: its facts leave the live ones, then its drawers go
+                            invalidate(conn, at="now", reason="file deleted", drawer_id=f"d-{path}")
                             conn.execute("DELETE FROM drawers WHERE id = ?", (f"d-{path}",))
                             conn.execute("DELETE FROM files WHERE wing = 'w' AND path = ?", (path,))
                     else:
@@ -133,7 +152,15 @@ def test_template_counts_after_any_edits_equal_a_fresh_mine_in_any_order(tmp_pat
                 mark_templates(conn, "w", None)
             state = _state(conn)
             assert state == _fresh(migrated_palace, tmp_path_factory, notes, seed), number
-            for path, sentence, live in state:  # what the rule says, written out
+            for path, sentence, live, plan in state:  # what the rule says, written out
+                stating = sum(4 in lines for lines in notes.values())  # the statement is a template's in 3 notes
+                if sentence == PLAN:  # never live, never a template's; confirmed once a live fact states it
+                    assert (live, plan) == (False, "planned for 2024-03-01" + (
+                        ", confirmed" if 0 < stating < 3 else ", not confirmed")), path
+                    continue
+                if sentence == STATED:
+                    assert live == (stating < 3), path
+                    continue
                 in_notes = sum(LINES.index(sentence) in lines for lines in notes.values()) if sentence in LINES else 0
                 assert live == (sentence not in LINES or in_notes < 3), (path, sentence)
     finally:

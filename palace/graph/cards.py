@@ -3,7 +3,9 @@ card — what the palace currently holds about the entities most recently update
 a budget, as a short text block ready for a system prompt.
 
 Both read only current typed facts (:class:`palace.store.facts.FactFilter` ``holds_on``
-today): never superseded, ended or invalidated ones, never ``mentioned_with``.
+today): never superseded, ended or invalidated ones, never ``mentioned_with``; a card
+adds an entity's plans no note has confirmed, each said as a plan ("planned for D",
+"planned for D, not confirmed").
 """
 
 from __future__ import annotations
@@ -109,6 +111,9 @@ class CardEntity:
     name: str
     type: str
     facts: tuple[FactView, ...]
+    #: its plans no live fact confirms yet (:attr:`FactView.plan`: "planned for D", "…,
+    #: not confirmed"), never among ``facts``
+    planned: tuple[FactView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -165,7 +170,12 @@ def profile_card(conn: sqlite3.Connection, registry: dict, names: tuple[str, ...
                 unique.setdefault((view.subject.casefold(), view.predicate, view.object.casefold()), view)
         latest = _states_then_events(unique.values(), registry)[:facts]
         name, kind = entity_kinds(conn, ids[:1])[ids[0]]
-        cards.append(CardEntity(name, kind, tuple(latest)))
+        plans = fact_views(conn, FactFilter(entity_ids=ids, typed_only=True, wing=wing, statuses=("planned",)),
+                           registry, limit=20, undated_last=True)
+        # within the card's budget per entity, after its current facts: the dated plans first
+        planned = tuple(v for v in plans if v.confirmed_by is None and v.subject in names_of_ids)[
+            :max(0, facts - len(latest))]
+        cards.append(CardEntity(name, kind, tuple(latest), planned))
     return ProfileCard(today.isoformat(), entities, facts, tuple(cards), _card_text(today, cards))
 
 
@@ -201,6 +211,9 @@ def _card_text(today: dt.date, cards: list[CardEntity]) -> str:
                 continue
             evidence = "" if view.evidence == "stated" else f" ({view.evidence})"  # inferred, user, confirmed
             said.append(f"{view.predicate} {_cut(view.object)}{_when(view)}{evidence} [{where}]")
+        for view in card.planned:  # a plan is never current: said as a plan, with what became of it
+            where = f"{view.path}:{view.line}" if view.line else view.path.strip("()")
+            said.append(f"{view.predicate} {_cut(view.object)} ({view.plan}) [{where}]")
         lines.append(f"- {_cut(card.name)} ({card.type}): " + ("; ".join(said) if said else "no current facts"))
     text = "\n".join(lines)
     if len(text) > CARD_MAX_CHARS:

@@ -156,6 +156,8 @@ def changes_since_previous_mining(
     by_id = fact_values(conn, [v.superseded_by for v in views if v.superseded_by])
     found: list[Change] = []
     for view in views:
+        if view.state == "planned":  # a plan begins nothing: `palace facts` lists it as a plan
+            continue
         if view.invalidated_at and view.invalidated_at > cutoff:
             found.append(Change("retracted", view.invalidated_at, view))
         elif view.recorded_at > cutoff:

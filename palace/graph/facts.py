@@ -27,6 +27,11 @@ class FactsResult:
     #: candidates about the same name (and predicate) awaiting review: never among
     #: ``facts`` unless ``history`` lists them, counted apart (``palace review``)
     pending_review: int = 0
+    #: the plans about the same name (and predicate) that no live fact confirms yet,
+    #: beside the current facts (never among them; :attr:`FactView.plan` says "planned
+    #: for D" or "planned for D, not confirmed"); empty for ``as_of``, ``known_at`` and
+    #: ``history`` (a history lists them among ``facts``)
+    planned: tuple[FactView, ...] = ()
 
     def to_json(self) -> str:
         """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
@@ -86,4 +91,11 @@ def facts(
         views = tuple(v for v in views if v.valid_from or (v.subject, v.predicate, v.object.casefold()) not in dated)
     pending = count_facts(conn, FactFilter(entity_ids=ids, value=value, predicate=predicate,
                                            typed_only=True, wing=wing, candidates=True), registry)
-    return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views, pending)
+    planned: tuple[FactView, ...] = ()
+    if not history and not as_of and not known_at:
+        plans = FactFilter(entity_ids=ids, value=value, predicate=predicate, typed_only=True, wing=wing,
+                           statuses=("planned",))
+        planned = tuple(v for v in fact_views(conn, plans, registry, limit=limit, undated_last=True)
+                        if v.confirmed_by is None)
+    return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views, pending,
+                       planned)

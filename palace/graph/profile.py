@@ -72,6 +72,9 @@ class EntityProfile:
     current: tuple = ()
     ambiguous_with: tuple[str, ...] = ()
     degree: int = 0
+    #: its plans no live fact confirms yet ("planned for D", "…, not confirmed"): never
+    #: among ``current``
+    planned: tuple = ()
 
     def to_json(self) -> str:
         """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
@@ -132,6 +135,9 @@ def profile(conn: sqlite3.Connection, registry: dict, name: str, *, related: int
             current.append(view)
     facts = len(stated)
     current = tuple(current[:40])
+    planned = tuple(v for v in fact_views(conn, FactFilter(entity_ids=tuple(ids), typed_only=True, wing=wing,
+                                                           statuses=("planned",)), registry, limit=40)
+                    if v.confirmed_by is None)
     labels = mention_labels(conn, ids, wing=wing)
     if named_in_front_matter(conn, ids):
         labels.append("CONCEPT")
@@ -155,6 +161,7 @@ def profile(conn: sqlite3.Connection, registry: dict, name: str, *, related: int
         current=current,
         ambiguous_with=tuple(candidates),
         degree=graph.degree("self") if "self" in graph else 0,
+        planned=planned,
     )
 
 

@@ -5,15 +5,28 @@ one. :func:`resolve_wing` recomputes the resolution of a wing from scratch after
 mine and after every user decision, so it never depends on the order notes were mined
 and is always reversible. Rules, in order:
 
-1. **user decisions** (``palace entity merge A B`` / ``palace entity split A``), stored in
-   ``entity_decisions`` and applied in every wing; a split forbids the automatic rules
-   to merge that pair again;
+- **user decisions** (``palace entity merge A B`` / ``palace entity split A``), stored in
+  ``entity_decisions`` and applied in every wing, come first; a split forbids the
+  automatic rules to merge that pair again;
+0. **spelling**: names whose match keys agree (:func:`palace.nlp.names.match_key`:
+   diacritics and case folded, "Jakub Beránek" and "Jakub Beranek") are one entity,
+   named by the spelling read most often in the wing (the first seen on a tie); the
+   other spelling is an alias, with its evidence. Every rule below sees the spellings of
+   one name as one.
+1. **same note** (:func:`plan_note`, recorded per note in ``note_resolutions``): a
+   one-word name read as a person in a note ("Taylor", "Ann") is the person that same
+   note names in full with it as first name or surname ("Ann Taylor"), whatever other
+   notes hold; with two such people in the note it stays itself there (*ambiguous in
+   its note*), never a guess from another note. Repointing takes the note's resolution
+   first; what it resolves into then resolves in the wing.
 2. **short form**: a one-word name read as a PERSON at least as often as anything else
-   ("Alice") resolves to the one person of the wing whose full name starts with it
-   ("Alice Chen"), only when exactly one such person is mentioned in the wing; with two
+   ("Alice", "Beranek") that some note does not resolve itself resolves to the one
+   person of the wing whose full name starts or ends with it ("Alice Chen", "Jakub
+   Beránek"), only when exactly one such person is mentioned in the wing; with two
    or more it stays itself and is recorded as *ambiguous*, with the candidates, never
    merged by guess. A full name read only once, beside one read more often, does not
-   count as a second person (spaCy reads "Bob Wants" as a name), and a name extending
+   count as a second person (spaCy reads "Bob Wants" as a name; a short name resolved
+   to a person inside a note counts as a reading of that person), and a name extending
    another candidate ("Jess Kowalski Design") is a variant of it; the evidence says so.
 3. **legal suffix**: organisation names that differ only by a legal suffix ("Acme Corp",
    "Acme Corporation", "Acme Inc.", :data:`palace.nlp.names.LEGAL_SUFFIXES`) are one
@@ -32,7 +45,8 @@ it ("Falcon Inc." and "Project Falcon"). ``palace entity split`` of a joined nam
 it apart from every name of its family.
 
 Case, whitespace, line breaks, a leading "the" and possessives are already one key
-(:func:`entity_key`); front-matter ``aliases:`` and e-mail addresses are aliases of their
+(:func:`entity_key`; an older palace's spellings are joined by the resolution its
+migration 0014 leaves pending); front-matter ``aliases:`` and e-mail addresses are aliases of their
 entity. :func:`palace.graph.lowercase.link_lowercase_mentions` adds the mentions NER cannot
 see: a known name written in lower case ("the leadership council agreed").
 """
@@ -43,23 +57,27 @@ import re
 from dataclasses import dataclass
 
 from palace.errors import UsageError
+# rule 1 lives in note_names; its names are re-exported with the other rules'
+from palace.graph.note_names import AMBIGUOUS_IN_NOTE, SAME_NOTE, plan_note, resolve_notes  # noqa: F401
 from palace.graph.temporal import apply_timelines, recorded_now
-from palace.nlp.names import entity_key, legal_form, project_base
+from palace.nlp.names import entity_key, legal_form, match_key, name_ends, project_base
 from palace.store import readings as wing_readings
 from palace.store import sqlite as store
 from palace.store.decisions import entity_decisions_about, entity_decisions_in_force
 from palace.store.drawers import wings as wings_of
 from palace.store.entities import alias_entries, entity_by_key, entity_named, entity_type
-from palace.store.resolution import (record_decision, record_resolutions, refresh_aliases, repoint, resolutions_of,
+from palace.store.resolution import (clear_changed_notes, note_raws_into, read_in_resolving_notes, record_decision,
+                                     record_resolutions, refresh_aliases, repoint, resolutions_of, resolved_in_notes,
                                      resolved_targets)
 
 SHORT_FORM = "short form"
+SPELLING = "spelling"
 USER_MERGE = "user merge"
 AMBIGUOUS = "ambiguous short form"
 LEGAL_SUFFIX = "legal suffix"
 PROJECT_NAME = "project name"
 #: Rules whose joins imply an alias of the target (recomputed on every resolution).
-JOINING_RULES = (SHORT_FORM, USER_MERGE, LEGAL_SUFFIX, PROJECT_NAME)
+JOINING_RULES = (SHORT_FORM, USER_MERGE, LEGAL_SUFFIX, PROJECT_NAME, SPELLING)
 #: A plain name that is a word of this many other names of a wing names more than one
 #: organisation or project ("Rust" in "Rust Foundation", "Rust 2024", "Inside Rust").
 WIDER_NAME = 3
@@ -117,13 +135,7 @@ def plan_wing(conn, wing: str, ids=None) -> dict[int, tuple[int | None, str, str
     seen = _wing_people(conn, wing, ids)
     merges, splits = _decisions(conn)
     out: dict[int, tuple[int | None, str, str]] = {}
-    # people with a name of several words, by its first word: the candidates of a short
-    # form are found by one lookup, not by a scan of the wing (linear, not quadratic)
-    by_first: dict[str, list[int]] = {}
-    for other, (_, okey, _, opeople, _) in seen.items():
-        if " " in okey and opeople > 0:
-            by_first.setdefault(okey.split(" ", 1)[0], []).append(other)
-    for eid, (name, key, total, people, _) in seen.items():
+    for eid, (name, key, _, _, _) in seen.items():
         target_key, hops = key, 0
         while target_key in merges and hops < 8:
             target_key, hops = merges[target_key], hops + 1
@@ -131,10 +143,24 @@ def plan_wing(conn, wing: str, ids=None) -> dict[int, tuple[int | None, str, str
             row = entity_by_key(conn, target_key)
             if row is not None:
                 out[eid] = (row[0], USER_MERGE, f"merged by the user into {row[1]}")
-                continue
-        if " " in key or people == 0:
+    spelled = _spellings(seen, wing, splits, set(out))
+    lead = {eid: target for eid, (target, _, _) in spelled.items()}
+    # people with a name of several words, by its first and its last word (match keys):
+    # the candidates of a short form are found by one lookup, not by a scan of the wing
+    by_word: dict[str, set[int]] = {}
+    for other, (oname, _, _, opeople, _) in seen.items():
+        ends = name_ends(oname)
+        if ends is not None and opeople > 0 and other not in out:
+            for word in ends:
+                by_word.setdefault(word, set()).add(lead.get(other, other))
+    # a short name read only in notes that resolve it themselves is no question for the wing
+    local = read_in_resolving_notes(conn, wing, [e for e, info in seen.items() if " " not in info[1]])
+    # a person's short name resolved to them inside a note is one more reading of them
+    extra = resolved_in_notes(conn, wing, [e for e, info in seen.items() if " " in info[1]])
+    for eid, (name, key, total, people, _) in seen.items():
+        if eid in out or eid in lead or " " in key or people == 0 or local.get(eid, 0) >= total:
             continue
-        candidates = [other for other in by_first.get(key, ()) if (key, seen[other][1]) not in splits]
+        candidates = [other for other in by_word.get(match_key(name), ()) if (key, seen[other][1]) not in splits]
         # "Jess Kowalski Design" is a variant of "Jess Kowalski", not another Jess
         candidates = sorted(
             (c for c in candidates if not any(o != c and seen[c][1].startswith(seen[o][1] + " ") for o in candidates)),
@@ -142,19 +168,56 @@ def plan_wing(conn, wing: str, ids=None) -> dict[int, tuple[int | None, str, str
         )
         # a full name read once ("Bob Wants") is too weak to make "Bob" ambiguous; it
         # still counts when it is the only candidate
-        strong = [c for c in candidates if seen[c][3] >= 2] or candidates
+        strong = [c for c in candidates if _read_times(seen, c, lead, extra) >= 2] or candidates
         weak = [seen[c][0] for c in candidates if c not in strong]
         aside = f" (read once, not counted: {', '.join(weak)})" if weak else ""
         if len(strong) == 1:
             target = strong[0]
             out[eid] = (target, SHORT_FORM,
-                        f"the only person in wing {wing} whose name starts with {name!r}: {seen[target][0]}{aside}")
+                        f"the only person in wing {wing} whose name starts or ends with {name!r}: {seen[target][0]}{aside}")
         elif len(strong) > 1:
             names = ", ".join(seen[c][0] for c in strong)
             out[eid] = (None, AMBIGUOUS, f"{name!r} could be any of {len(strong)} people in wing {wing}: {names}{aside}")
+    for eid, (target, rule, evidence) in spelled.items():
+        # a spelling of a short form goes where the short form goes ("Beranek", "Beránek")
+        joined = out.get(target)
+        if joined is not None and joined[1] in (SHORT_FORM, AMBIGUOUS):
+            out[eid] = joined
+        else:
+            out[eid] = (target, rule, evidence)
     user_merged = {eid for eid, (_, rule, _) in out.items() if rule == USER_MERGE}
-    for eid, joined in _family_joins(seen, wing, splits, user_merged).items():
+    for eid, joined in _family_joins(seen, wing, splits, user_merged | set(lead)).items():
         out.setdefault(eid, joined)
+    return out
+
+
+def _read_times(seen: dict, eid: int, lead: dict[int, int], extra: dict[int, int]) -> int:
+    """How often the person ``eid`` is read as a person in the wing, its spellings
+    together, with its short names resolved to it inside notes (``extra``)."""
+    return sum(info[3] + extra.get(other, 0) for other, info in seen.items() if other == eid or lead.get(other) == eid)
+
+
+def _spellings(seen: dict, wing: str, splits: set[tuple[str, str]], skip: set[int]) -> dict[int, tuple[int, str, str]]:
+    """Rule 0 (module docstring): the names of ``seen`` whose match keys agree
+    (:func:`palace.nlp.names.match_key`: "Jakub Beránek", "Jakub Beranek") are one
+    entity, named by the spelling read most often (the first seen on a tie): ``{raw
+    entity id: (target id, rule, evidence)}`` for the other spellings. ``skip``: names
+    the user merged elsewhere; a pair the user split stays apart."""
+    groups: dict[str, list[int]] = {}
+    for eid, info in seen.items():
+        if eid not in skip:
+            groups.setdefault(match_key(info[0]), []).append(eid)
+    out: dict[int, tuple[int, str, str]] = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        target = min(members, key=lambda e: (-seen[e][2], e))
+        for eid in members:
+            if eid == target or (seen[eid][1], seen[target][1]) in splits or (seen[target][1], seen[eid][1]) in splits:
+                continue
+            out[eid] = (target, SPELLING,
+                        f"{seen[eid][0]!r} is {seen[target][0]!r} written without or with its diacritics or capitals:"
+                        f" read {seen[eid][2]} and {seen[target][2]} times in wing {wing}")
     return out
 
 
@@ -270,6 +333,8 @@ def _neighbourhood(conn, wing: str, changed: set[int]) -> tuple[set[int], set[in
             candidates.add(key)
         return names, candidates
 
+    # the spellings of a changed name resolve with it (one of them names them all)
+    changed = set(changed) | _spellings_in_wing(conn, wing, set(changed))
     names, candidates = families(changed)
     for _, key in names.values():
         # a changed name may make a family's base a word of more names ("rust" in "rust
@@ -278,18 +343,29 @@ def _neighbourhood(conn, wing: str, changed: set[int]) -> tuple[set[int], set[in
         runs = [(m.start(), m.end()) for m in re.finditer(r"\w+", key)]
         candidates |= {key[a:b] for i, (a, _) in enumerate(runs) for _, b in runs[i:]}
     touched = set(changed)
-    touched |= wing_readings.wing_ids_with_keys(conn, wing, {k.split(" ", 1)[0] for _, k in names.values() if " " in k})
+    # the first names and surnames a changed full name may be the long form of
+    words = {w for _, first, last in wing_readings.folded_of(conn, changed).values() for w in (first, last) if w}
+    touched |= wing_readings.wing_ids_folded(conn, wing, words)
     touched |= wing_readings.families_in_wing(conn, wing, candidates)[1]
     # the plain names of every candidate base, a family or not: the last "Project Falcon"
     # gone, "Falcon" stands for itself again
     touched |= wing_readings.wing_ids_with_keys(conn, wing, candidates)
+    touched |= _spellings_in_wing(conn, wing, touched)
     names, candidates = families(touched)
     bases, members = wing_readings.families_in_wing(conn, wing, candidates)
     context = touched | members
-    context |= wing_readings.wing_ids_starting(conn, wing, {k for _, k in names.values() if " " not in k})
+    folded = wing_readings.folded_of(conn, touched)
+    context |= wing_readings.wing_ids_with_word(conn, wing, {f for f, first, _ in folded.values() if first is None})
     context |= wing_readings.wing_ids_with_keys(conn, wing, bases | {"project"})
     context |= wing_readings.wing_ids_containing(conn, wing, bases)
-    return touched, context
+    # a name of the context joined to another spelling is no candidate nor family member
+    return touched, context | _spellings_in_wing(conn, wing, context)
+
+
+def _spellings_in_wing(conn, wing: str, ids: set[int]) -> set[int]:
+    """The names read in ``wing`` spelt as one of ``ids`` is (one match key)."""
+    wing_readings.ensure_bases(conn, ids)
+    return wing_readings.wing_ids_folded(conn, wing, {f for f, _, _ in wing_readings.folded_of(conn, ids).values()})
 
 
 def resolve_wing(conn, wing: str, registry: dict | None = None, *, full: bool = False) -> int:
@@ -310,7 +386,9 @@ def resolve_wing(conn, wing: str, registry: dict | None = None, *, full: bool = 
     names = wing_readings.names_of(conn, changed)
     keys = {key for _, key in names.values()}
     # a name deleted (palace forget) leaves no key to find its neighbours by: plan it all
-    if full or len(changed) > INCREMENTAL_LIMIT or "project" in keys or len(names) < len(changed):
+    whole = full or len(changed) > INCREMENTAL_LIMIT or "project" in keys or len(names) < len(changed)
+    renamed = resolve_notes(conn, wing, *_decisions(conn), every=whole)
+    if whole:
         plan = plan_wing(conn, wing)
         record_resolutions(conn, wing, plan, recorded_now())
         mapping = {raw: target for raw, (target, _, _) in plan.items() if target is not None}
@@ -318,12 +396,12 @@ def resolve_wing(conn, wing: str, registry: dict | None = None, *, full: bool = 
         refresh_aliases(conn, mapping, {raw: plan[raw][1] for raw in mapping}, JOINING_RULES)
         wing_readings.retype(conn, wing=wing)
     else:
-        touched, context = _neighbourhood(conn, wing, changed)
+        touched, context = _neighbourhood(conn, wing, changed | renamed)
         plan = {raw: v for raw, v in plan_wing(conn, wing, context).items() if raw in touched}
         before = record_resolutions(conn, wing, plan, recorded_now(), scope=touched)
         retargeted = {raw for raw in touched if before.get(raw) != (plan[raw][0] if raw in plan else None)}
         mapping = {raw: plan[raw][0] for raw in plan if plan[raw][0] is not None}
-        moved = repoint(conn, wing, raws=retargeted | changed)
+        moved = repoint(conn, wing, raws=retargeted | changed | renamed | note_raws_into(conn, retargeted))
         refresh_aliases(conn, mapping, {raw: plan[raw][1] for raw in mapping}, JOINING_RULES,
                         old_targets=set(before.values()))
         wing_readings.retype(conn, changed)
@@ -334,6 +412,7 @@ def resolve_wing(conn, wing: str, registry: dict | None = None, *, full: bool = 
     if groups:
         apply_timelines(conn, groups, registry)
     wing_readings.clear_changed(conn, wing)
+    clear_changed_notes(conn, wing)
     return len(moved)
 
 

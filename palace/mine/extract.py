@@ -27,8 +27,10 @@ class ReadFact:
     whose value the text does not name ("Ines retired"). ``valid_from``/``valid_to`` are
     ISO days, half-open; ``None`` where the text does not bound it (an open state, or a
     state whose start the text does not say). ``ending`` is true when the text closes the
-    state ("stepped down", the ``A`` of "from A to B"); a planned statement is no fact
-    (it is among the rejections, reason ``planned``). ``route`` is ``one: supersedes`` or
+    state ("stepped down", the ``A`` of "from A to B"). A plan ("will join on 1 March",
+    "starts on Monday" in a note of the week before) is no fact: it is among the
+    rejections (reason ``planned``) when its clause is planned, and in
+    :attr:`ExtractResult.planned` with ``planned`` set and the day it is planned for. ``route`` is ``one: supersedes`` or
     ``many: coexists``; ``date_source`` is ``clause`` (a date in the verb's clause),
     ``heading`` (the dated heading above it: a running log's ``## 2025-03-12``) or
     ``note`` (the note's date). ``line`` is 1-based in the text given.
@@ -49,6 +51,7 @@ class ReadFact:
     kind: str = "state"
     ending: bool = False
     confidence: float = 0.0
+    planned: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,13 +73,15 @@ class Rejection:
 class ExtractResult:
     """What :func:`extract_text` read: the note's ``date`` (ISO) and ``title``, the named
     entities ``(name, label)``, the ``facts`` mining would store and the ``rejected``
-    candidates."""
+    candidates, and the ``planned`` facts."""
 
     date: str
     title: str
     entities: tuple[tuple[str, str], ...]
     facts: tuple[ReadFact, ...]
     rejected: tuple[Rejection, ...]
+    #: the plans mining would store as ``planned`` facts (never current)
+    planned: tuple[ReadFact, ...] = ()
 
     def to_json(self) -> str:
         """One JSON object with the field names documented in the README. (:func:`palace.results.to_json`)."""
@@ -137,7 +142,7 @@ def extract_text(
                       document=document.name if document else "")
     reading.read_drawers(extractor, text, body_start, context, rst=bool(where and where.suffix.casefold() == ".rst"))
     return ExtractResult(date.isoformat(), title, tuple(reading.entities), tuple(reading.facts),
-                         tuple(reading.rejected))
+                         tuple(reading.rejected), tuple(reading.planned))
 
 
 def _front_matter(text: str, title: str) -> tuple[dict, int, str]:
@@ -170,6 +175,7 @@ class _Reading:
         self.when = DateInterval(date, date + dt.timedelta(days=1), "day")
         self.facts: list[ReadFact] = []
         self.rejected: list[Rejection] = []
+        self.planned: list[ReadFact] = []
         self.entities: dict[tuple[str, str], None] = {}
 
     def add(self, relation, found, line: int, sentence: str) -> None:
@@ -187,15 +193,19 @@ class _Reading:
         obj = (found.entities[relation.object].name if relation.object is not None
                else relation.value or relation.object_name)
         day = found.base if relation.quote is None and found.base else self.when.start  # a drawer's day (a chat's)
-        time = found.fact_time(relation, spec.kind, DateInterval(day, day + dt.timedelta(days=1), "day"))
-        self.facts.append(ReadFact(
+        when = DateInterval(day, day + dt.timedelta(days=1), "day")
+        plan = found.plan_time(relation, spec.kind, when) if relation.quote is None else None
+        if relation.planned and plan is None:
+            return  # a planned clause with no day of its own: mining keeps nothing (its rejection says why)
+        time = plan or found.fact_time(relation, spec.kind, when)
+        (self.planned if plan is not None else self.facts).append(ReadFact(
             subject=subject, predicate=relation.predicate, object=obj,
             valid_from=time.start.isoformat() if time.start else None,
             valid_to=time.end.isoformat() if time.end else None,
             granularity=time.granularity, evidence=relation.evidence, rule=relation.rule,
             route="one: supersedes" if spec.cardinality == "one" else "many: coexists",
             date_source=time.source, sentence=sentence, line=line, kind=spec.kind, ending=relation.ending,
-            confidence=relation.confidence,
+            confidence=relation.confidence, planned=plan is not None,
         ))
 
     def read_drawers(self, extractor: "Extractor", text: str, body_start: int, context, rst: bool = False) -> None:
@@ -227,7 +237,7 @@ class _Reading:
         for chunk, found in zip(chunks, extractor.extract_many(items)):
             for mention in found.entities:
                 self.entities.setdefault((mention.name, mention.label), None)
-            for relation in found.relations:
+            for relation in (*found.relations, *found.planned):
                 line = chunk.line_start + chunk.text.count("\n", 0, relation.start)
                 self.add(relation, found, line, " ".join(chunk.text[relation.start:relation.end].split()))
             for candidate in found.rejected:

@@ -90,15 +90,17 @@ class FactSite:
             return quote or ""
         return quote if quote is not None else " ".join(self.text[start:end].split())
 
-    def relation_fact(self, relation, subject: int, obj: int | None, time: ValidTime, state: bool) -> NewFact:
+    def relation_fact(self, relation, subject: int, obj: int | None, time: ValidTime, state: bool,
+                      status: str = "live") -> NewFact:
         """The fact of a typed ``relation`` (a :class:`palace.nlp.rules.Relation`) between
         the entities ``subject`` and ``obj`` (None: a literal value or an ending), valid
-        ``time``; a ``state`` keeps the end its text states."""
+        ``time``; a ``state`` keeps the end its text states; ``status``: ``live`` or
+        ``planned``."""
         start, end = self.span(relation.start, relation.end)
         return NewFact(subject, relation.predicate, obj, relation.value, time.start, time.end, time.granularity,
                        self.recorded_at, self.drawer_id, self.wing, self.path, start, end,
                        self.quote(relation.start, relation.end, relation.quote), relation.extractor,
-                       relation.confidence, relation.evidence, time.end if state else None)
+                       relation.confidence, relation.evidence, time.end if state else None, status)
 
     def cooccurrence_fact(self, subject: int, obj: int, pair, valid: DateInterval | None) -> NewFact:
         """The ``mentioned_with`` fact of two entities named in one sentence (``pair``: a
@@ -148,7 +150,7 @@ class GraphWriter:
                              DATES_EXTRACTOR)
         site = self.site(drawer_id, text)
         self._cooccurrences(site, extraction, ids, when)
-        for relation in extraction.relations:
+        for relation in (*extraction.relations, *extraction.planned):
             self.relation(site, relation, extraction, ids, when)
         if extraction.instruction:  # the section's readings wait for the user: planted beside an instruction?
             hold_for_review(self.conn, typed_facts_of_drawer(self.conn, drawer_id),
@@ -193,9 +195,13 @@ class GraphWriter:
             obj = self.entity(relation.object_name, relation.object_label or "CONCEPT")
         if obj is not None and obj == subject:
             return None
-        time = extraction.fact_time(relation, spec.kind, when)
-        insert_fact(self.conn, site.relation_fact(relation, subject, obj, time, spec.kind == "state"))
-        return subject, relation.predicate
+        plan = extraction.plan_time(relation, spec.kind, when) if site.text is not None else None
+        if relation.planned and plan is None:
+            return None  # a planned clause with no day of its own: nothing to keep
+        time = plan or extraction.fact_time(relation, spec.kind, when)
+        insert_fact(self.conn, site.relation_fact(relation, subject, obj, time, spec.kind == "state",
+                                                  "planned" if plan is not None else "live"))
+        return (subject, relation.predicate) if plan is None else None
 
 
 class NoteWriter:

@@ -14,8 +14,12 @@ A fact's ``status`` is one of :data:`STATUSES`:
   ``invalidated_at``.
 - ``invalidated``: its text left the notes (the note changed or went), its front matter
   changed, or the user withdrew the fact they had added; at ``invalidated_at``.
-- ``planned``: a fact with a future valid time, never current early (nothing writes it
-  yet).
+- ``planned``: a plan read from the notes ("will join Acme on 1 March", "starts on
+  Monday" in a note of the week before), with the valid time it is planned for (a
+  planned clause with no day of its own is not kept): never current, never in answers or timelines; shown
+  as planned, "not confirmed" once its day is past, until a live fact of the same
+  subject, predicate and value begun since the plan was written confirms it
+  (:func:`palace.store.facts.fact_views`). Its text leaving the notes invalidates it.
 
 ``invalidation_reason`` keeps the words users read in history ("retracted by the user
 (decision #7): old job"); nothing reads a state from them. ``decision_id`` names the
@@ -180,12 +184,13 @@ NEAR_INSTRUCTION_REASON = "near text that instructs"
 
 
 def hold_for_review(conn: sqlite3.Connection, fact_ids, reason: str) -> list[sqlite3.Row]:
-    """The live facts of ``fact_ids``, just read, are held for review: candidates whose
-    reason is ``candidate awaiting review: {reason}``. The one path from a reading to a
-    candidate — facts near instruction-like text (``reason`` from
+    """The live (or planned) facts of ``fact_ids``, just read, are held for review:
+    candidates whose reason is ``candidate awaiting review: {reason}``. The one path from
+    a reading to a candidate — facts near instruction-like text (``reason`` from
     :data:`NEAR_INSTRUCTION_REASON`), a reading too unsure to take as it stands."""
     ids = tuple(fact_ids)
-    return change_state(conn, StateChange("candidate", fact_ids=ids, was=("live",), reason=reason)) if ids else []
+    return change_state(conn, StateChange("candidate", fact_ids=ids, was=("live", "planned"), reason=reason)) \
+        if ids else []
 
 
 def make_candidates(conn: sqlite3.Connection, fact_ids) -> list[sqlite3.Row]:
@@ -220,13 +225,14 @@ def retract(conn: sqlite3.Connection, fact_ids, decision_id: int, note: str, at:
 
 def invalidate(conn: sqlite3.Connection, *, at: str, reason: str, drawer_id: str | None = None,
                fact_ids=()) -> list[sqlite3.Row]:
-    """The live facts read in ``drawer_id``, or those of ``fact_ids``, are invalidated at
-    ``at`` for ``reason`` (their text left the notes; history keeps them)."""
+    """The live (and planned) facts read in ``drawer_id``, or those of ``fact_ids``, are
+    invalidated at ``at`` for ``reason`` (their text left the notes; history keeps them)."""
     done = []
     if drawer_id is not None:
-        done += change_state(conn, StateChange("invalidated", drawer_id=drawer_id, was=("live",), at=at, reason=reason))
+        done += change_state(conn, StateChange("invalidated", drawer_id=drawer_id, was=("live", "planned"), at=at,
+                                               reason=reason))
     if fact_ids:
-        done += change_state(conn, StateChange("invalidated", fact_ids=tuple(fact_ids), was=("live",), at=at,
+        done += change_state(conn, StateChange("invalidated", fact_ids=tuple(fact_ids), was=("live", "planned"), at=at,
                                                reason=reason))
     return done
 

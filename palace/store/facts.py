@@ -52,6 +52,14 @@ class FactView:
     evidence: str
     conflicts_with: tuple[int, ...] = ()
     drawer_id: str = ""
+    #: for a planned fact, what became of the plan: "planned for D" (D not come yet),
+    #: "planned for D, not confirmed" (D gone by and no note states the fact), "planned
+    #: for D, confirmed by #N" (a live fact of the same subject, predicate and value,
+    #: begun since the plan was written); "planned, no day given" for a plan with no valid
+    #: time (mining keeps none such; a user's or an import's may)
+    plan: str = ""
+    #: the live fact that confirms a plan (None: not confirmed, or no plan)
+    confirmed_by: int | None = None
 
 
 #: SQL condition of a fact read in a note with no date of its own that a dated note has
@@ -312,6 +320,7 @@ def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, 
         ).fetchall()
         if rivals:
             conflicts[r["id"]] = tuple(x[0] for x in rivals)
+    plans = {r["id"]: _plan(conn, r) for r in rows if r["status"] == "planned"}
     return tuple(
         FactView(
             id=r["id"], subject=r["subject_name"], predicate=r["predicate"], object=r["object_name"] or "",
@@ -323,10 +332,33 @@ def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, 
             wing=r["wing"], path=r["path"], line=r["line"], sentence=readable(r["sentence"] or ""),
             extractor=r["extractor"],
             confidence=r["confidence"], evidence=r["evidence"], conflicts_with=conflicts.get(r["id"], ()),
-            drawer_id=r["drawer_id"],
+            drawer_id=r["drawer_id"], plan=plans.get(r["id"], ("", None))[0],
+            confirmed_by=plans.get(r["id"], ("", None))[1],
         )
         for r in rows
     )
+
+
+def _plan(conn: sqlite3.Connection, row) -> tuple[str, int | None]:
+    """``(words, confirming fact id or None)`` of the planned fact ``row`` (see
+    :attr:`FactView.plan`): confirmed by the earliest live fact of its subject, predicate
+    and value (by key) whose valid start is on or after the day the plan was written
+    (its drawer's day; any dated start once the drawer is gone); today decides between
+    "planned for D" and "not confirmed"."""
+    found = conn.execute(
+        "SELECT c.id FROM facts c LEFT JOIN entities co ON co.id = c.object_id, facts f"
+        " LEFT JOIN entities fo ON fo.id = f.object_id WHERE f.id = ? AND c.subject_id = f.subject_id"
+        " AND c.predicate = f.predicate AND c.status = 'live' AND c.valid_from IS NOT NULL"
+        " AND coalesce(co.key, lower(c.object_value)) IS coalesce(fo.key, lower(f.object_value))"
+        " AND c.valid_from >= coalesce((SELECT substr(d.date_start, 1, 10) FROM drawers d WHERE d.id = f.drawer_id), '')"
+        " ORDER BY c.valid_from, c.id LIMIT 1", (row["id"],)).fetchone()
+    day = row["valid_from"]
+    words = f"planned for {day}" if day else "planned, no day given"
+    if found is not None:
+        return f"{words}, confirmed by #{found[0]}", found[0]
+    if day and day <= dt.date.today().isoformat():
+        words += ", not confirmed"
+    return words, None
 
 
 # -- single facts and small reads of the graph flows -----------------------------------

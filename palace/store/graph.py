@@ -26,7 +26,8 @@ class NewFact:
     ``object_value`` a literal value instead of an entity; valid time half-open
     ``[valid_from, valid_to)`` with its granularity; ``recorded_at`` an ISO moment;
     ``drawer_id``, ``wing``, ``path``, ``char_start``/``char_end`` and ``sentence`` cite
-    where it was read; ``stated_to`` is the end its own text states (a state)."""
+    where it was read; ``stated_to`` is the end its own text states (a state);
+    ``status`` its state as stored."""
 
     subject_id: int
     predicate: str
@@ -46,12 +47,17 @@ class NewFact:
     confidence: float
     evidence: str
     stated_to: dt.date | None = None
+    #: ``live``, or ``planned`` for a plan read from the notes (a future valid time,
+    #: never current: :mod:`palace.store.fact_states`)
+    status: str = "live"
 
 
-_FACT_COLUMNS = [f.name for f in fields(NewFact)]
-_INSERT_FACT = (
-    f"INSERT INTO facts (raw_subject_id, raw_object_id, {', '.join(_FACT_COLUMNS)})"
-    f" VALUES (?, ?, {', '.join('?' * len(_FACT_COLUMNS))})"
+#: the columns of a live fact (``status`` takes its default: a palace before migration
+#: 0012 has none) and of a planned one
+_FACT_COLUMNS = [f.name for f in fields(NewFact) if f.name != "status"]
+_INSERT_FACT, _INSERT_PLANNED = (
+    f"INSERT INTO facts (raw_subject_id, raw_object_id, {', '.join(columns)})"
+    f" VALUES (?, ?, {', '.join('?' * len(columns))})" for columns in (_FACT_COLUMNS, [*_FACT_COLUMNS, "status"])
 )
 
 
@@ -61,7 +67,9 @@ def _iso(value):
 
 def insert_fact(conn: sqlite3.Connection, fact: NewFact) -> int:
     """Store ``fact``; return its id."""
-    values = [_iso(getattr(fact, f.name)) for f in fields(fact)]  # astuple deep-copies: slow
+    values = [_iso(getattr(fact, name)) for name in _FACT_COLUMNS]  # astuple deep-copies: slow
+    if fact.status != "live":
+        return conn.execute(_INSERT_PLANNED, [fact.subject_id, fact.object_id, *values, fact.status]).lastrowid
     return conn.execute(_INSERT_FACT, [fact.subject_id, fact.object_id, *values]).lastrowid
 
 
@@ -161,8 +169,8 @@ def front_matter_facts(conn: sqlite3.Connection, wing: str, path: str) -> list[s
 
 
 def typed_facts_of_drawer(conn: sqlite3.Connection, drawer_id: str) -> list[int]:
-    """The ids of the live typed facts (not ``mentioned_with``) read from ``drawer_id``."""
-    return [r[0] for r in conn.execute("SELECT id FROM facts WHERE drawer_id = ? AND status = 'live'"
+    """The ids of the live (or planned) typed facts (not ``mentioned_with``) read from ``drawer_id``."""
+    return [r[0] for r in conn.execute("SELECT id FROM facts WHERE drawer_id = ? AND status IN ('live', 'planned')"
                                        " AND predicate != 'mentioned_with'", (drawer_id,))]
 
 

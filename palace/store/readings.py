@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from palace.nlp.names import entity_key, legal_form, project_base
+from palace.nlp.names import entity_key, legal_form, match_key, name_ends, project_base
 
 __all__ = ["changed_names", "clear_changed", "ensure_bases", "bases_of", "readings", "ner_readings", "names_of",
            "wing_ids_with_keys", "wing_ids_starting", "families_in_wing",
-           "wing_ids_containing", "retype"]
+           "wing_ids_containing", "folded_of", "wing_ids_folded", "wing_ids_with_word", "retype"]
 
 _IN_WING = "EXISTS (SELECT 1 FROM wing_readings r WHERE r.wing = ? AND r.entity_id = e.id)"
 
@@ -82,8 +82,36 @@ def ensure_bases(conn: sqlite3.Connection, ids) -> None:
         legal = entity_key(form[0]) if form else None
         project = project_base(name)
         project = entity_key(project) if project is not None else None
-        rows.append((eid, legal if legal != key else None, project if project != key else None))
-    conn.executemany("INSERT INTO entity_bases VALUES (?, ?, ?)", rows)
+        ends = name_ends(name) or (None, None)
+        rows.append((eid, legal if legal != key else None, project if project != key else None, match_key(name),
+                     *ends))
+    conn.executemany("INSERT INTO entity_bases (entity_id, legal_base, project_base, folded, first_word, last_word)"
+                     " VALUES (?, ?, ?, ?, ?, ?)", rows)
+
+
+def folded_of(conn: sqlite3.Connection, ids) -> dict[int, tuple[str, str | None, str | None]]:
+    """``{entity id: (match key, first word, last word)}`` (see :func:`ensure_bases`;
+    the words None for a name of one word)."""
+    return {r[0]: (r[1], r[2], r[3]) for r in conn.execute(
+        "SELECT entity_id, folded, first_word, last_word FROM entity_bases WHERE entity_id IN"
+        " (SELECT value FROM json_each(?))", (_ids(ids),))}
+
+
+def wing_ids_folded(conn: sqlite3.Connection, wing: str, folded) -> set[int]:
+    """The names read in ``wing`` whose match key (diacritics and case folded) is one of
+    ``folded``: the spellings of one name ("Beránek", "Beranek")."""
+    return {r[0] for r in conn.execute(
+        f"SELECT e.id FROM entity_bases b JOIN entities e ON e.id = b.entity_id"
+        f" WHERE b.folded IN (SELECT value FROM json_each(?)) AND {_IN_WING}", (json.dumps(sorted(folded)), wing))}
+
+
+def wing_ids_with_word(conn: sqlite3.Connection, wing: str, words) -> set[int]:
+    """The names of several words read in ``wing`` whose first or last word (as match
+    keys) is one of ``words``: the full names a first name or a surname may stand for."""
+    args = (json.dumps(sorted(words)), wing)
+    return {r[0] for column in ("first_word", "last_word") for r in conn.execute(
+        f"SELECT e.id FROM entity_bases b JOIN entities e ON e.id = b.entity_id"
+        f" WHERE b.{column} IN (SELECT value FROM json_each(?)) AND {_IN_WING}", args)}
 
 
 def bases_of(conn: sqlite3.Connection, ids) -> dict[int, tuple[str | None, str | None]]:

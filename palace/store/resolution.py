@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
-__all__ = ["record_resolutions", "repoint", "refresh_aliases", "record_decision", "LowercaseIndex", "unresolved",
+__all__ = ["record_resolutions", "repoint", "notes_to_resolve", "note_readings", "record_note_resolutions",
+           "clear_changed_notes", "note_raws_into", "read_in_resolving_notes",
+           "resolved_in_notes", "refresh_aliases", "record_decision", "LowercaseIndex", "unresolved",
            "resolved_targets", "resolutions_of"]
 
 
@@ -38,14 +40,99 @@ def record_resolutions(conn: sqlite3.Connection, wing: str, plan: dict[int, tupl
     return {raw: row[1] for raw, row in before.items()}
 
 
+def notes_to_resolve(conn: sqlite3.Connection, wing: str, *, every: bool = False) -> list[tuple[int, str]]:
+    """``(file id, path)`` of the notes of ``wing`` whose mentions changed since the wing
+    was last resolved (marked by the triggers of migration 0014), or of ``every`` note."""
+    if every:
+        return [tuple(r) for r in conn.execute("SELECT id, path FROM files WHERE wing = ? ORDER BY id", (wing,))]
+    return [tuple(r) for r in conn.execute(
+        "SELECT f.id, f.path FROM notes_changed n JOIN files f ON f.id = n.file_id WHERE f.wing = ? ORDER BY f.id",
+        (wing,))]
+
+
+def clear_changed_notes(conn: sqlite3.Connection, wing: str) -> None:
+    """The notes of ``wing`` are resolved (and notes gone are forgotten)."""
+    conn.execute("DELETE FROM notes_changed WHERE file_id IN (SELECT id FROM files WHERE wing = ?)"
+                 " OR file_id NOT IN (SELECT id FROM files)", (wing,))
+
+
+def note_readings(conn: sqlite3.Connection, file_id: int) -> dict[int, tuple[str, str, dict[str, int]]]:
+    """``{raw entity id: (name, key, {label: times})}`` of the names NER read in one note
+    (not lower-case links), in the order of their ids."""
+    out: dict[int, tuple[str, str, dict[str, int]]] = {}
+    for eid, name, key, label, n in conn.execute(
+            "SELECT m.raw_entity_id, e.name, e.key, coalesce(m.label, ''), count(*) FROM drawers d"
+            " JOIN mentions m ON m.drawer_id = d.id JOIN entities e ON e.id = m.raw_entity_id"
+            " WHERE d.file_id = ? AND m.extractor != ? GROUP BY 1, 4 ORDER BY 1, 4",
+            (file_id, LOWERCASE_EXTRACTOR)):
+        out.setdefault(eid, (name, key, {}))[2][label] = n
+    return out
+
+
+def record_note_resolutions(conn: sqlite3.Connection, file_id: int,
+                            plan: dict[int, tuple[int | None, str, str]]) -> set[int]:
+    """Replace the resolutions made inside one note by ``plan`` (``{raw entity: (target
+    or None, rule, evidence)}``). Returns the raw entities whose resolution in the note
+    changed (their mentions and facts must be repointed) and the entities they resolved
+    into before or after (their strength as candidates changed)."""
+    before = {r[0]: (r[1], r[2]) for r in conn.execute(
+        "SELECT raw_entity_id, entity_id, rule FROM note_resolutions WHERE file_id = ?", (file_id,))}
+    conn.execute("DELETE FROM note_resolutions WHERE file_id = ?", (file_id,))
+    conn.executemany("INSERT INTO note_resolutions VALUES (?, ?, ?, ?, ?)",
+                     [(raw, file_id, target, rule, evidence) for raw, (target, rule, evidence) in plan.items()])
+    after = {raw: (target, rule) for raw, (target, rule, _) in plan.items()}
+    moved = {raw for raw in set(before) | set(after) if before.get(raw) != after.get(raw)}
+    return moved | {side[raw][0] for raw in moved for side in (before, after) if raw in side and side[raw][0]}
+
+
+def read_in_resolving_notes(conn: sqlite3.Connection, wing: str, ids) -> dict[int, int]:
+    """``{raw entity id: mentions}``: how often each name of ``ids`` is read (by NER) in
+    notes of ``wing`` that resolve it themselves (into a name of the note, or ambiguous
+    there)."""
+    return {r[0]: r[1] for r in conn.execute(
+        "SELECT m.raw_entity_id, count(*) FROM note_resolutions n JOIN files f ON f.id = n.file_id"
+        " JOIN drawers d ON d.file_id = n.file_id JOIN mentions m ON m.drawer_id = d.id"
+        " AND m.raw_entity_id = n.raw_entity_id WHERE f.wing = ? AND m.extractor != ?"
+        " AND n.raw_entity_id IN (SELECT value FROM json_each(?)) GROUP BY 1",
+        (wing, LOWERCASE_EXTRACTOR, json.dumps(sorted(ids))))}
+
+
+def resolved_in_notes(conn: sqlite3.Connection, wing: str, ids) -> dict[int, int]:
+    """``{entity id: mentions}``: how often notes of ``wing`` resolve a short name read
+    in them into each of ``ids`` ("Taylor" on Ann Taylor's page)."""
+    return {r[0]: r[1] for r in conn.execute(
+        "SELECT n.entity_id, count(*) FROM note_resolutions n JOIN files f ON f.id = n.file_id"
+        " JOIN drawers d ON d.file_id = n.file_id JOIN mentions m ON m.drawer_id = d.id"
+        " AND m.raw_entity_id = n.raw_entity_id WHERE f.wing = ? AND m.extractor != ?"
+        " AND n.entity_id IN (SELECT value FROM json_each(?)) GROUP BY 1",
+        (wing, LOWERCASE_EXTRACTOR, json.dumps(sorted(ids))))}
+
+
+def note_raws_into(conn: sqlite3.Connection, targets) -> set[int]:
+    """The names as read that some note resolves into one of ``targets``."""
+    return {r[0] for r in conn.execute(
+        "SELECT DISTINCT raw_entity_id FROM note_resolutions WHERE entity_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(t for t in targets if t is not None)),))}
+
+
+#: The entity a name as read ``{0}`` stands for in the wing (its recorded resolution, or itself).
+_IN_WING = "coalesce((SELECT r.entity_id FROM entity_resolutions r WHERE r.raw_entity_id = {0} AND r.wing = :wing), {0})"
+#: … and in its note ``{1}`` first: a resolution made inside the note wins (ambiguous
+#: there: the name stands for itself), and what it resolves into then resolves in the wing.
+_TARGET = ("CASE WHEN EXISTS (SELECT 1 FROM note_resolutions n WHERE n.raw_entity_id = {0} AND n.file_id = {1})"
+           " THEN coalesce((SELECT " + _IN_WING.format("n.entity_id") + " FROM note_resolutions n"
+           " WHERE n.raw_entity_id = {0} AND n.file_id = {1}), {0}) ELSE " + _IN_WING.format("{0}") + " END")
+
+
 def repoint(conn: sqlite3.Connection, wing: str, raws=None) -> list[tuple[int, int, str, int, int]]:
-    """Point ``wing``'s mentions and facts at the entity their name as read resolves to
-    in ``wing``'s recorded resolutions (a name without one, or ambiguous, stands for
-    itself): all of them, or only those read as one of ``raws`` (found by index, not by
-    a scan of the wing). Returns the facts that moved: ``(fact id, old subject,
-    predicate, new subject, new object)``."""
-    target = ("coalesce((SELECT r.entity_id FROM entity_resolutions r WHERE r.raw_entity_id = {0}"
-              " AND r.wing = :wing), {0})")
+    """Point ``wing``'s mentions and facts at the entity their name as read resolves to:
+    in their own note first (``note_resolutions``), else in ``wing``'s recorded
+    resolutions (a name without one, or ambiguous, stands for itself): all of them, or
+    only those read as one of ``raws`` (found by index, not by a scan of the wing).
+    Returns the facts that moved: ``(fact id, old subject, predicate, new subject, new
+    object)``."""
+    note_of_mention = "(SELECT d.file_id FROM drawers d WHERE d.id = mentions.drawer_id)"
+    note_of_fact = "(SELECT fl.id FROM files fl WHERE fl.wing = facts.wing AND fl.path = facts.path)"
     args: dict = {"wing": wing}
     if raws is None:
         mentions = "drawer_id IN (SELECT d.id FROM drawers d JOIN files f ON f.id = d.file_id WHERE f.wing = :wing)"
@@ -57,12 +144,13 @@ def repoint(conn: sqlite3.Connection, wing: str, raws=None) -> list[tuple[int, i
         facts = ("id IN (SELECT id FROM facts WHERE raw_subject_id IN (SELECT value FROM json_each(:raws))"
                  " UNION SELECT id FROM facts WHERE raw_object_id IN (SELECT value FROM json_each(:raws)))"
                  " AND wing = :wing AND raw_subject_id IS NOT NULL")
-    conn.execute(
-        f"UPDATE mentions SET entity_id = {target.format('mentions.raw_entity_id')} WHERE {mentions}"
-        f" AND entity_id IS NOT {target.format('mentions.raw_entity_id')}", args)
+    mention_target = _TARGET.format("mentions.raw_entity_id", note_of_mention)
+    conn.execute(f"UPDATE mentions SET entity_id = {mention_target} WHERE {mentions}"
+                 f" AND entity_id IS NOT {mention_target}", args)
     moved = conn.execute(
-        f"SELECT id, subject_id, predicate, {target.format('facts.raw_subject_id')} AS new_subject,"
-        f" CASE WHEN raw_object_id IS NULL THEN object_id ELSE {target.format('facts.raw_object_id')} END AS new_object"
+        f"SELECT id, subject_id, predicate, {_TARGET.format('facts.raw_subject_id', note_of_fact)} AS new_subject,"
+        f" CASE WHEN raw_object_id IS NULL THEN object_id"
+        f" ELSE {_TARGET.format('facts.raw_object_id', note_of_fact)} END AS new_object"
         f" FROM facts WHERE {facts} AND (subject_id IS NOT new_subject OR object_id IS NOT new_object)", args,
     ).fetchall()
     for fact_id, _old_subject, _predicate, new_subject, new_object in moved:
@@ -231,14 +319,19 @@ def resolved_targets(conn: sqlite3.Connection, raw_id: int) -> list[sqlite3.Row]
     in any wing."""
     return conn.execute(
         "SELECT DISTINCT e.id, e.name, e.key FROM entity_resolutions r JOIN entities e ON e.id = r.entity_id"
-        " WHERE r.raw_entity_id = ?", (raw_id,)).fetchall()
+        " WHERE r.raw_entity_id = ? UNION SELECT e.id, e.name, e.key FROM note_resolutions n"
+        " JOIN entities e ON e.id = n.entity_id WHERE n.raw_entity_id = ?", (raw_id, raw_id)).fetchall()
 
 
 def resolutions_of(conn: sqlite3.Connection, entity_id: int, *, into: bool) -> list[tuple]:
-    """The resolutions into the entity (``into``) or of it as read, by wing and name:
+    """The resolutions into the entity (``into``) or of it as read, in its wings and
+    inside its notes (a note's resolution says which note in its evidence), by wing and name:
     ``(name as read, wing, target name or None, rule, evidence, since)``."""
-    side = "r.entity_id" if into else "r.raw_entity_id"
+    side = "entity_id" if into else "raw_entity_id"
     return [tuple(r) for r in conn.execute(
         "SELECT raw.name, r.wing, t.name, r.rule, r.evidence, r.created_at FROM entity_resolutions r"
         " JOIN entities raw ON raw.id = r.raw_entity_id LEFT JOIN entities t ON t.id = r.entity_id"
-        f" WHERE {side} = ? ORDER BY r.wing, raw.name", (entity_id,))]
+        f" WHERE r.{side} = ? UNION ALL"
+        " SELECT raw.name, f.wing, t.name, n.rule, n.evidence, f.mined_at FROM note_resolutions n"
+        " JOIN files f ON f.id = n.file_id JOIN entities raw ON raw.id = n.raw_entity_id"
+        f" LEFT JOIN entities t ON t.id = n.entity_id WHERE n.{side} = ? ORDER BY 2, 1, 5", (entity_id, entity_id))]

@@ -580,6 +580,48 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE forgotten_paths ADD COLUMN content_hash TEXT;
         """,
     ),
+    (
+        # names match with diacritics and case folded ("Beránek" = "Beranek") and a short
+        # name resolves inside its own note first (issue 22, item 3): each name's match
+        # key and the first and last words of a longer name, to find its short forms by
+        # index; the resolutions made inside one note; the notes whose mentions changed
+        # since their wing was last resolved (kept by the triggers). An older palace is
+        # resolved again, whole, by the next `palace mine` or `palace doctor --repair`
+        # (every name is marked changed and every wing pending): spelling variants it
+        # stored as two entities are joined then, the other written as an alias
+        "0014_name_matching",
+        """
+        DELETE FROM entity_bases;
+        ALTER TABLE entity_bases ADD COLUMN folded TEXT;
+        ALTER TABLE entity_bases ADD COLUMN first_word TEXT;
+        ALTER TABLE entity_bases ADD COLUMN last_word TEXT;
+        CREATE INDEX entity_bases_folded ON entity_bases(folded);
+        CREATE INDEX entity_bases_first ON entity_bases(first_word) WHERE first_word IS NOT NULL;
+        CREATE INDEX entity_bases_last ON entity_bases(last_word) WHERE last_word IS NOT NULL;
+        CREATE TABLE note_resolutions (
+            raw_entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            file_id       INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            entity_id     INTEGER REFERENCES entities(id) ON DELETE CASCADE,
+            rule          TEXT NOT NULL,
+            evidence      TEXT NOT NULL,
+            PRIMARY KEY (raw_entity_id, file_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX note_resolutions_file ON note_resolutions(file_id);
+        CREATE INDEX note_resolutions_target ON note_resolutions(entity_id) WHERE entity_id IS NOT NULL;
+        CREATE TABLE notes_changed (file_id INTEGER PRIMARY KEY);
+        CREATE TRIGGER mentions_note_read AFTER INSERT ON mentions
+            WHEN NEW.raw_entity_id IS NOT NULL AND NEW.extractor != 'palace.lowercase.v1' BEGIN
+            INSERT OR IGNORE INTO notes_changed SELECT file_id FROM drawers WHERE id = NEW.drawer_id;
+        END;
+        CREATE TRIGGER drawers_note_unread BEFORE DELETE ON drawers BEGIN
+            INSERT OR IGNORE INTO notes_changed VALUES (OLD.file_id);
+        END;
+        INSERT INTO notes_changed SELECT id FROM files;
+        INSERT OR IGNORE INTO readings_changed SELECT DISTINCT wing, entity_id FROM wing_readings;
+        INSERT OR IGNORE INTO meta (key, value)
+            SELECT DISTINCT 'resolution_pending:' || wing, datetime('now') FROM wing_readings;
+        """,
+    ),
 ]
 
 
