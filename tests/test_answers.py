@@ -240,3 +240,19 @@ def test_readme_documents_the_answer_fields():
     for cls in (Answer, AnswerValue, Direct):
         for field in fields(cls):
             assert f"`{field.name}`" in text, f"{cls.__name__}.{field.name} is not documented in the README"
+
+
+def test_a_current_answer_names_the_plan_no_note_confirmed(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "2024-01-10.md").write_text("# Team\n\nDana Lee works at Initech.\n", encoding="utf-8")
+    (notes / "2024-02-01.md").write_text("# Team\n\nDana Lee will join Globex on 1 March 2024.\n", encoding="utf-8")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        answer = palace.ask("where does Dana Lee work", now=NOW).answer
+        assert values(answer) == [("Initech", "2024-01-10", None)]
+        assert answer.text.splitlines()[1] == (
+            "planned: Dana Lee works at Globex (planned for 2024-03-01, not confirmed) — 2024-02-01.md:3")
+        # a question about a past period names no plan: the value then, on its own
+        then = palace.ask("where did Dana Lee work in January 2024", now=NOW).answer
+        assert "planned" not in then.text

@@ -270,6 +270,8 @@ def answer_question(conn: "sqlite3.Connection", registry: dict, plan: "Plan", *,
         previous = _previous(timeline, values, period.start, chosen.side)
     following = _following(timeline, values[-1], chosen.side, period.today) if one and len(values) == 1 else None
     text = _text(chosen, values, (previous, following), period, has_facts=bool(timeline))
+    if values and not period.named:
+        text += "".join(f"\n{line}" for line in _plan_lines(conn, registry, chosen, wing))
     return Answer(
         subject=chosen.name, predicate=chosen.predicate, side=chosen.side, cardinality=cardinality, kind=kind,
         as_of=period.day.isoformat(), during=period.during, values=tuple(values), previous=previous, text=text,
@@ -322,6 +324,29 @@ def holds_through(valid_from: str, valid_to: str | None, start: dt.date, end: dt
     stop = end if valid_to is None else dt.date.fromisoformat(valid_to[:10])
     covered = (min(stop, end) - max(began, start)).days
     return covered > 0 and covered >= PERIOD_SHARE * (end - start).days
+
+
+def _plan_lines(conn: "sqlite3.Connection", registry: dict, asked: "FactQuestion", wing: str | None) -> list[str]:
+    """One line per plan of the asked predicate about the name asked about that no note
+    has confirmed (issue 22's planned facts): ``planned: Alice Chen works at Acme
+    Robotics (planned for 2024-09-02, not confirmed) — path:line``. A current answer says
+    what was announced and never stated, beside what the notes state."""
+    try:
+        found = facts(conn, registry, about=asked.name, predicate=asked.predicate).planned
+    except UsageError:
+        return []
+    keys, end = _keys(conn, asked), _own_end(asked)
+    lines = []
+    for plan in found[:VALUES_SHOWN]:
+        if entity_key(end(plan)) not in keys or (wing is not None and plan.wing != wing):
+            continue
+        subject, obj = (asked.name, plan.object) if asked.side == "subject" else (plan.subject, asked.name)
+        try:
+            said = asked.say[0].format(subject=subject, object=obj)
+        except (KeyError, IndexError, ValueError):
+            said = f"{subject} {asked.predicate} {obj}"
+        lines.append(f"planned: {said} ({plan.plan}) — {_cite(plan)}")
+    return lines
 
 
 def _keys(conn: "sqlite3.Connection", asked: "FactQuestion") -> set[str]:
