@@ -50,6 +50,10 @@ EXACT_SCAN_LIMIT = 4000
 Ranked = tuple[tuple[str, float], ...]
 
 
+#: The tier of :func:`in_window` of a drawer whose own date meets the window.
+DATED_TIER = 4
+
+
 def in_window(conn, window) -> dict[int, int]:
     """Drawers a date window holds: ``{rowid: tier}``. Tier 4: the drawer's own date
     (from the note's front matter, name, a dated heading or git) overlaps the window;
@@ -81,7 +85,7 @@ def in_window(conn, window) -> dict[int, int]:
         f" WHERE d.date_start < ? AND d.date_start >= ? AND d.date_end > ? AND NOT ({UNDATED})",
         (end, earliest, start),
     ):
-        tiers[rowid] = 4
+        tiers[rowid] = DATED_TIER
     return tiers
 
 

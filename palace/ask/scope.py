@@ -41,8 +41,9 @@ class Scope:
       drawer): the wing's and room's, those a filtering window holds, and the drawers
       the graph's answer cites (admitted from outside a filter).
     - ``tiers``: ``{rowid: tier}`` of the drawers the window holds
-      (:func:`palace.ask.retrievers.in_window`: 3 dated in it, 2 mentioning a day inside
-      it, 1 a date overlapping it); empty with no window or for a baseline run.
+      (:func:`palace.ask.retrievers.in_window`: 4 dated in it, 3 mentioning a date that
+      begins in its first year, 2 mentioning a day inside it, 1 a date overlapping it);
+      empty with no window or for a baseline run.
     """
 
     wing: str | None = None
@@ -139,7 +140,7 @@ def _windowed(scope: Scope, tiers: dict[int, int]) -> tuple[Scope, list[str]]:
     window that ranks but holds no drawer is ignored."""
     held = {r for r, t in tiers.items() if t >= 2}
     held = held if scope.allowed is None else held & scope.allowed
-    dated = sum(1 for rowid in held if tiers[rowid] == 3)
+    dated = sum(1 for rowid in held if tiers[rowid] == retrievers.DATED_TIER)
     said = (f"{dated} drawer{'' if dated == 1 else 's'} dated in it, {len(held) - dated} more that mention"
             " a day in it")
     scope = replace(scope, tiers=tiers)
