@@ -58,9 +58,12 @@ def _render(result) -> None:
                     when = f"ends {item.valid_to}" if not item.valid_from else f"{item.valid_from} → {item.valid_to}"
                 else:
                     when = f"{item.valid_from or '?'} → {item.valid_to or 'open'}"
-                out.print(f"  [green]✓[/] [bold]{escape(item.subject)}[/] –{item.predicate}→ "
+                mark = "[yellow]?[/] candidate:" if item.status == "candidate" else "[green]✓[/]"
+                out.print(f"  {mark} [bold]{escape(item.subject)}[/] –{item.predicate}→ "
                           f"[bold]{escape(item.object or '(whatever held)')}[/]  [dim]{when} ({item.date_source}); "
                           f"{item.route}; {item.evidence}; rule {item.rule}[/]")
+                if item.status == "candidate":
+                    out.print(f"      [yellow]{escape(item.reason)}[/]")
             else:
                 words = " / ".join(escape(w) for w in (item.subject, item.object) if w)
                 out.print(f"  [red]✗[/] {item.predicate} ({item.rule}): {escape(item.reason)}"

@@ -33,6 +33,7 @@ from palace.nlp.extraction import (
     ValidTime,
     email_aliases,
 )
+from palace.nlp import confidence
 from palace.nlp.documents import DOCUMENT_LABEL, note_relations
 from palace.nlp.lines import LineReader
 from palace.store import sqlite as db
@@ -194,7 +195,9 @@ class GraphWriter:
         if obj is not None and obj == subject:
             return None
         time = extraction.fact_time(relation, spec.kind, when)
-        insert_fact(self.conn, site.relation_fact(relation, subject, obj, time, spec.kind == "state"))
+        fact = insert_fact(self.conn, site.relation_fact(relation, subject, obj, time, spec.kind == "state"))
+        if relation.confidence < confidence.BAR:  # too unsure to take as it stands: a candidate
+            hold_for_review(self.conn, [fact], confidence.reason(relation.confidence, relation.doubts))
         return subject, relation.predicate
 
 
