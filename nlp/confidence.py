@@ -35,15 +35,18 @@ WEIGHTS: dict[str, float] = {
     # doubts about the construction
     "pronoun": -0.15,       # the subject is reached through a pronoun or an unnamed subject
     "page_subject": -0.15,  # the subject is the page's own subject, not named in the sentence
-    "lowercase": -0.3,      # the subject is written in lower case ("the club", "the committee")
+    "lowercase": -0.15,     # the subject is written in lower case ("the club"; not "the platform team")
     "appositive": -0.15,    # read from an appositive ("Willi Weber, the manager of …")
     "far": -0.1,            # the subject is far from the verb (another clause, 100+ chars)
     # doubts about the types
-    "subject_type": -0.2,   # the subject's type is of another family than the predicate takes
+    # the recogniser's label alone is weak evidence ("Zalando" a PERSON, "Marcus Feld" an ORG):
+    "subject_type": -0.1,   # the subject's label is of another family than the predicate takes
     "subject_kind": -0.05,  # … of the same family (PRODUCT where ORG is expected)
-    "fixed_type": -0.5,     # … and a construction fixes it ("the Kestrel team" is no PERSON)
-    "object_type": -0.3,    # the object's type is of another family (a PERSON where ORG is expected)
-    "object_kind": -0.1,    # … of the same family (PRODUCT or FAC where ORG is expected)
+    "object_type": -0.15,   # the object's label is of another family (a PERSON where ORG is expected)
+    "object_kind": -0.05,   # … of the same family (PRODUCT or FAC where ORG is expected)
+    # a type a construction fixes is strong evidence ("the Kestrel team" is no PERSON):
+    "fixed_type": -0.5,     # the subject's fixed type is not one the predicate takes
+    "fixed_object": -0.5,   # the object's fixed type is not one the predicate takes
     # doubts about the names
     "bare_name": -0.15,     # a one-word subject with no fuller name in its drawer
 }
@@ -56,6 +59,7 @@ DOUBTS: dict[str, str] = {
     "far": "subject far from its verb",
     "subject_type": "subject type {found} vs expected {expected}",
     "fixed_type": "subject is a project or team ({found}), expected {expected}",
+    "fixed_object": "object is a project or team ({found}), expected {expected}",
     "object_type": "object type {found} vs expected {expected}",
     "subject_kind": "subject type {found} vs expected {expected}",
     "object_kind": "object type {found} vs expected {expected}",

@@ -747,7 +747,7 @@ class RelationReader(NounReading):
         if subject.inferred:
             on_page = mention is not None and topic is not None and mention.name == topic.name
             out.append(doubt("page_subject" if on_page else "pronoun"))
-        elif mention is not None and mention.surface[:1].islower():
+        elif mention is not None and mention.surface[:1].islower() and construction_type(mention.name) is None:
             out.append(doubt("lowercase"))
         if "appos" in rule:
             out.append(doubt("appositive"))
@@ -764,9 +764,14 @@ class RelationReader(NounReading):
             out.append(type_doubt("subject", label, expected))
         if object_mention is not None:
             expected = self.rules.object_types.get(predicate, ("*",))
-            if tuple(expected) != ("VALUE",):  # a value's predicate takes any name
+            fixed = construction_type(sentence.mentions[object_mention].name, sentence.context.text)
+            if fixed and not _type_fits(fixed, expected):
+                out.append(doubt("fixed_object", found=fixed, expected="/".join(expected)))
+            elif tuple(expected) != ("VALUE",):  # a value's predicate takes any name
                 out.append(type_doubt("object", sentence.mentions[object_mention].label, expected))
+        expected = self.rules.subject_types.get(predicate, ("*",))
         if mention is not None and not subject.inferred and label == "PERSON" and len(mention.name.split()) == 1 \
+                and "PERSON" in expected \
                 and not (topic is not None and topic.names(mention.name)):
             word = mention.name.casefold()
             if not any(len(m.name.split()) > 1 and word in m.name.casefold().split() for m in sentence.mentions):

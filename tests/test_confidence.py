@@ -36,11 +36,12 @@ def test_the_score_is_the_start_plus_the_weight_of_each_doubt_and_the_reason_nam
     assert type_doubt("object", "PRODUCT", ("ORG",))[0] == "object_kind"   # same family: a small doubt
     assert type_doubt("object", "PERSON", ("ORG",))[0] == "object_type"    # another: a large one
     assert type_doubt("object", "PRODUCT", ("ORG", "CONCEPT")) is None
-    doubts = (doubt("pronoun"), doubt("object_type", found="ORG", expected="PERSON"))
+    doubts = (doubt("pronoun"), doubt("object_type", found="ORG", expected="PERSON"), doubt("bare_name"))
     assert score(doubts) == 0.45 < BAR == 0.6
     assert score((doubt("pronoun"),)) == 0.75  # one doubt alone keeps a reading live
     assert reason(0.45, doubts) == \
-        "confidence 0.45 < 0.6: subject through a pronoun, object type ORG vs expected PERSON"
+        "confidence 0.45 < 0.6: subject through a pronoun, object type ORG vs expected PERSON, " \
+        "one-word subject with no full name in its note"
 
 
 @pytest.mark.unit
@@ -80,12 +81,13 @@ def test_a_tool_switch_keeps_the_tools_name_whole_and_stores_no_employer():
 
 
 def test_an_unsure_reading_is_a_candidate_with_the_reason_it_is_unsure():
-    found = read("Willi Weber, the long-time manager of Michael Schumacher, left the circuit.\n")
-    (held,) = [f for f in found.facts if f.predicate == "works_at"]
-    assert (held.subject, held.object, held.status) == ("Willi Weber", "Michael Schumacher", "candidate")
-    assert held.confidence == 0.45
-    assert held.reason == ("confidence 0.45 < 0.6: read from an appositive, "
-                           "object type PERSON vs expected ORG/NORP".replace("ORG/NORP", "ORG"))
+    found = read("Nnamdi Eze joined Initech in May. He reports to the Kestrel team.\n")
+    (held,) = [f for f in found.facts if f.predicate == "reports_to"]
+    assert (held.subject, held.object, held.status, held.confidence) == ("Nnamdi Eze", "Kestrel team", "candidate", 0.25)
+    assert held.reason == ("confidence 0.25 < 0.6: subject through a pronoun, "
+                           "object is a project or team (ORG), expected PERSON")
+    (kept,) = [f for f in found.facts if f.predicate == "works_at"]  # the same note's sure reading stays live
+    assert (kept.subject, kept.object, kept.status) == ("Nnamdi Eze", "Initech", "live")
 
 
 def test_a_plain_reading_with_a_named_subject_is_live_and_sure():
@@ -102,20 +104,22 @@ def test_candidates_are_kept_apart_shown_by_history_and_reviewable_by_rule(tmp_p
 
     notes = tmp_path / "notes"
     notes.mkdir()
-    (notes / "2024-05-02-racing.md").write_text(
-        "# Racing\n\nWilli Weber, the long-time manager of Michael Schumacher, left the circuit.\n"
+    (notes / "2024-05-02-sync.md").write_text(
+        "# Sync\n\nNnamdi Eze joined Initech in May. He reports to the Kestrel team.\n"
         "Dana Lee works at Globex.\n")
     with Palace.open(tmp_path / "palace") as palace:
         palace.mine(notes)
         live = {(f.subject, f.predicate, f.object) for f in palace.facts(typed_only=True).facts}
         assert ("Dana Lee", "works_at", "Globex") in live
-        assert ("Willi Weber", "works_at", "Michael Schumacher") not in live
-        (held,) = [f for f in palace.pending_review().candidates if f.predicate == "works_at"]
-        assert held.invalidation_reason == ("candidate awaiting review: confidence 0.45 < 0.6: read from an "
-                                            "appositive, object type PERSON vs expected ORG")
-        history = palace.history("Willi Weber")
-        assert any(f.predicate == "works_at" and (f.invalidation_reason or "").startswith("candidate awaiting")
+        assert ("Nnamdi Eze", "works_at", "Initech") in live
+        assert ("Nnamdi Eze", "reports_to", "Kestrel team") not in live
+        (held,) = palace.pending_review().candidates
+        assert (held.subject, held.predicate, held.object) == ("Nnamdi Eze", "reports_to", "Kestrel team")
+        assert held.invalidation_reason == ("candidate awaiting review: confidence 0.25 < 0.6: subject through a "
+                                            "pronoun, object is a project or team (ORG), expected PERSON")
+        history = palace.history("Nnamdi Eze")
+        assert any(f.predicate == "reports_to" and (f.invalidation_reason or "").startswith("candidate awaiting")
                    for f in history.facts)
         palace.review(True, rule="low-confidence")
         live = {(f.subject, f.predicate, f.object) for f in palace.facts(typed_only=True).facts}
-        assert ("Willi Weber", "works_at", "Michael Schumacher") in live
+        assert ("Nnamdi Eze", "reports_to", "Kestrel team") in live
