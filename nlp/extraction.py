@@ -641,7 +641,9 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
             if label in ("PERSON", "GPE", "NORP", "PRODUCT") and " " in name and name.rsplit(" ", 1)[-1].casefold() in ORG_SUFFIXES:
                 label = "ORG"
             name = _VOTE.sub("", name)  # "Mara +1": a speaker's vote, the name is Mara
-            label = vote_type(name, label, text) or label  # "Project Osprey" is no PERSON
+            # "Project Osprey" is no PERSON (the name's own words vote; "the Atlas team"
+            # around "Atlas" is left to the readings' doubts: "They" must stay the team's)
+            label = vote_type(name, label) or label
             if not _plausible_name(name) or not_a_name(name, known):
                 continue
             record = canonical_name(name)
