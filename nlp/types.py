@@ -12,6 +12,11 @@ Osprey." So a name's type is decided by a vote (issue 22, item 2):
   "CircleCI", "PostgreSQL") names a product or a company, not a place or a person:
   :data:`SHAPE_VOTE`.
 
+A recognised name is voted by its own words (``palace.nlp.extraction``); the drawer's
+text around a name ("the Atlas team") votes for a name the recogniser missed and for the
+readings' doubts (:mod:`palace.nlp.confidence`), not for the mention's label, so that
+"They" after "The Atlas team" still stands for the team.
+
 What other notes say of a name (its own note's front matter, how the palace uses it) is
 not voted here: a drawer's reading must depend on its drawer only, so that a one-note
 edit leaves the graph a fresh mine gives.
