@@ -12,7 +12,8 @@ questioned, or simply not about any predicate).
 
 Every case goes through :func:`palace.mine.extract.extract_text` (the mining NLP, nothing
 stored) with its ``date``, ``title`` and ``owner``, all sharing one loaded extractor.
-Predictions are the facts it returns (planned statements are rejected, never facts),
+Predictions are the live facts it returns (planned statements are rejected, never facts; a
+reading under the confidence bar is a candidate, counted beside them, never a prediction),
 less the untyped ``mentioned_with`` co-occurrences; a fact read
 twice in one case (two rules, or front matter and body saying the same) counts once.
 
@@ -173,6 +174,7 @@ class CaseResult:
     strict_pairs: dict[int, int] = field(default_factory=dict)  # prediction index -> gold index
     loose_pairs: dict[int, int] = field(default_factory=dict)
     error: str | None = None
+    candidates: int = 0  # readings under the confidence bar (not predictions)
 
 
 def _greedy(predicted: list[Fact], gold: list[Fact], strict: bool) -> dict[int, int]:
@@ -191,15 +193,21 @@ def score_case(case: dict, reads) -> CaseResult:
     gold = [gold_fact(f) for f in case["facts"]]
     predicted: list[Fact] = []
     seen: set = set()
+    held = 0
     for read in reads:
         if read.predicate in UNTYPED:
+            continue
+        if getattr(read, "status", "live") != "live":  # a candidate awaits review: no prediction
+            held += 1
             continue
         fact = predicted_fact(read)
         key = (fact.subjects, fact.predicate, fact.objects, fact.start, fact.end)
         if key not in seen:
             seen.add(key)
             predicted.append(fact)
-    return CaseResult(case, gold, predicted, _greedy(predicted, gold, True), _greedy(predicted, gold, False))
+    result = CaseResult(case, gold, predicted, _greedy(predicted, gold, True), _greedy(predicted, gold, False))
+    result.candidates = held
+    return result
 
 
 def run(cases: list[dict], on_error=None) -> list[CaseResult]:
@@ -262,6 +270,7 @@ def summarise(results: list[CaseResult]) -> dict:
     goal = (strict["recall"] or 0.0) >= GOAL_RECALL and (strict["precision"] or 0.0) >= GOAL_PRECISION
     return {
         "cases": len(results),
+        "candidates": sum(r.candidates for r in results),
         "errors": [r.case["id"] for r in results if r.error],
         "overall": {"strict": strict, "loose": {k: v for k, v in loose.figures().items() if k != "recall_loose"}},
         "per_predicate": {k: v.figures() for k, v in sorted(by_predicate.items())},
@@ -285,7 +294,7 @@ def _table(title: str, rows: dict[str, dict]) -> list[str]:
 def render(summary: dict, seconds: float) -> str:
     s, lo = summary["overall"]["strict"], summary["overall"]["loose"]
     out = [f"extraction eval: {summary['cases']} cases, {s['gold']} gold facts, "
-           f"{s['predicted']} predicted ({seconds:.1f} s)", ""]
+           f"{s['predicted']} predicted, {summary['candidates']} candidates beside them ({seconds:.1f} s)", ""]
     out.append(f"overall strict  P {_pct(s['precision'], 5)}  R {_pct(s['recall'], 5)}  F1 {_pct(s['f1'], 5)}  "
                f"({s['matched']} matched)")
     out.append(f"overall loose   P {_pct(lo['precision'], 5)}  R {_pct(lo['recall'], 5)}  F1 {_pct(lo['f1'], 5)}  "

@@ -15,7 +15,8 @@ Two measures, both on by default:
   ``Palace.facts(about=ABOUT, as_of=AS_OF)`` — the typed facts about the page's subject
   valid on the window's middle day, as ``palace facts --about X --as-of D`` prints them.
   **Right** when they name a gold answer and no distractor; **unknown** when the subject
-  is not a known name (an error); else wrong. Figures overall, for the relations the
+  is not a known name (an error); else wrong (split: its facts name a distractor only,
+  gold and a distractor, neither, or there are no facts). Figures overall, for the relations the
   issue "Facts you can trust" names (:data:`ITEM4`), and per ``relation_meaning``.
 - ``--answers`` (``questions.jsonl``, all 1,164 questions, through ``palace ask``): the
   **direct answer** is right (its text names a gold answer and no distractor), an
@@ -124,8 +125,12 @@ def judge_facts(palace, gold: dict[str, dict], rows: list[dict]) -> list[dict]:
         texts = [f"{f.subject} {f.predicate} {f.object or ''}" for f in result.facts]
         values = [v for f in result.facts for v in (f.subject, f.object or "") if v]
         right = names_any(values, item["answers"]) and not names_any(values, item.get("distractors", []))
+        gave = names_any(values, item["answers"]), names_any(values, item.get("distractors", []))
         out.append({"id": row["id"], "verdict": "right" if right else "wrong", "said": " | ".join(texts)[:600],
-                    "facts": len(result.facts)})
+                    "facts": len(result.facts),
+                    "wrong_kind": None if right else ("no facts" if not result.facts else
+                                                      "gold and distractor" if all(gave) else
+                                                      "distractor only" if gave[1] else "neither")})
     return out
 
 
@@ -167,7 +172,8 @@ def facts_report(verdicts: list[dict], gold: dict[str, dict]) -> dict:
         for r in relations:
             c.update(by_relation.get(r, Counter()))
         return c
-    return {"all": dict(total(by_relation)), "item4": dict(total(ITEM4)),
+    kinds = Counter(v["wrong_kind"] for v in verdicts if v.get("wrong_kind"))
+    return {"all": dict(total(by_relation)), "item4": dict(total(ITEM4)), "wrong_kinds": dict(kinds),
             "relations": {r: dict(c) for r, c in sorted(by_relation.items(), key=lambda kv: -sum(kv[1].values()))}}
 
 
@@ -191,6 +197,12 @@ def print_facts(report: dict) -> None:
         n = sum(c.values())
         print(f"  {label:<18} n={n:<4} right {c.get('right', 0):>4} {pct(c.get('right', 0), n)}"
               f"   wrong {c.get('wrong', 0):>4}   unknown subject {c.get('unknown', 0):>4}")
+    kinds = report.get("wrong_kinds", {})
+    print("  the wrong: " + ", ".join(f"{kinds.get(k, 0)} {k}" for k in
+                                      ("distractor only", "gold and distractor", "neither", "no facts")))
+    if "typed_facts" in report:
+        print(f"  typed facts in the palace: {report['typed_facts'].get('live', 0)} live, "
+              f"{report['typed_facts'].get('candidate', 0)} candidates beside them (not counted above)")
     print("  per relation (right / n):")
     for relation, c in report["relations"].items():
         n = sum(c.values())
@@ -240,6 +252,9 @@ def main() -> None:
         if args.facts or both:
             verdicts = judge_facts(palace, gold, load(args.corpus / "facts_questions.jsonl"))
             out["facts"] = {"report": facts_report(verdicts, gold), "verdicts": verdicts}
+            out["facts"]["report"]["typed_facts"] = dict(palace.conn.execute(  # live and candidates, side by side
+                "SELECT status, count(*) FROM facts WHERE predicate != 'mentioned_with'"
+                " AND status IN ('live', 'candidate') GROUP BY status").fetchall())
         if args.answers or both:
             started = time.perf_counter()
             verdicts = judge_answers(palace, gold, load(args.corpus / "questions.jsonl"))

@@ -64,9 +64,12 @@ def _render(result) -> None:
                               f"[bold]{escape(item.object or '')}[/]  [dim]for {item.valid_from or 'no day given'}"
                               f" ({item.date_source}); never current; rule {item.rule}[/]")
                     continue
-                out.print(f"  [green]✓[/] [bold]{escape(item.subject)}[/] –{item.predicate}→ "
+                mark = "[yellow]?[/] candidate:" if item.status == "candidate" else "[green]✓[/]"
+                out.print(f"  {mark} [bold]{escape(item.subject)}[/] –{item.predicate}→ "
                           f"[bold]{escape(item.object or '(whatever held)')}[/]  [dim]{when} ({item.date_source}); "
                           f"{item.route}; {item.evidence}; rule {item.rule}[/]")
+                if item.status == "candidate":
+                    out.print(f"      [yellow]{escape(item.reason)}[/]")
             else:
                 words = " / ".join(escape(w) for w in (item.subject, item.object) if w)
                 out.print(f"  [red]✗[/] {item.predicate} ({item.rule}): {escape(item.reason)}"

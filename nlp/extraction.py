@@ -33,6 +33,7 @@ from palace.nlp.lines import LineReader, speakers
 from palace.nlp.relations import RelationReader
 from palace.nlp.rules import RelationRules
 from palace.nlp.sentence import Candidate, Context, Relation, instruction_line
+from palace.nlp.types import vote as vote_type
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -673,6 +674,9 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
             if label in ("PERSON", "GPE", "NORP", "PRODUCT") and " " in name and name.rsplit(" ", 1)[-1].casefold() in ORG_SUFFIXES:
                 label = "ORG"
             name = _VOTE.sub("", name)  # "Mara +1": a speaker's vote, the name is Mara
+            # "Project Osprey" is no PERSON (the name's own words vote; "the Atlas team"
+            # around "Atlas" is left to the readings' doubts: "They" must stay the team's)
+            label = vote_type(name, label) or label
             if not _plausible_name(name) or not_a_name(name, known):
                 continue
             record = canonical_name(name)

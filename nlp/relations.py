@@ -82,14 +82,24 @@ from palace.nlp.rules import (
 from palace.nlp.sentence import (
     Candidate,
     Context,
-    INFERRED_CONFIDENCE,
     MAX_VALUE_CHARS,
     Referent,
     Relation,
-    STATED_CONFIDENCE,
     Sentence,
-    VALUE_CONFIDENCE,
 )
+from palace.nlp.confidence import doubt, score, type_doubt
+from palace.nlp.types import construction_type, vote as vote_type
+
+#: A subject more than this many chars from its verb is "far" (another clause).
+FAR_CHARS = 100
+#: The types a predicate's ``CONCEPT`` takes: things, not persons or places.
+_THINGS = ("ORG", "PRODUCT", "FAC", "EVENT", "WORK_OF_ART", "LAW", "NORP", "DOCUMENT", "CONCEPT")
+
+
+def _type_fits(label: str, expected) -> bool:
+    """Whether a name of type ``label`` fits a predicate taking ``expected`` types."""
+    return "*" in expected or label in expected or ("CONCEPT" in expected and label in _THINGS)
+
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -550,7 +560,8 @@ class RelationReader(NounReading):
             # whatever the recogniser made of it
             source = next((sentence.mention_of(t) for t in prep_objects(verb, ("from",))
                            if sentence.mention_of(t) is not None), None)
-            if source is not None and sentence.mentions[source].label in ("GPE", "LOC", "ORG"):
+            fixed = vote_type(sentence.mentions[mention].name, None, sentence.context.text)  # "GitHub Actions"
+            if source is not None and fixed is None and sentence.mentions[source].label in ("GPE", "LOC", "ORG"):
                 source_label = sentence.mentions[source].label
                 if source_label in ("GPE", "LOC") or found_label in ("GPE", "LOC"):
                     found_label = "GPE" if "GPE" in (source_label, found_label) or "LOC" in (source_label, found_label) \
@@ -705,7 +716,8 @@ class RelationReader(NounReading):
         elif clause is None:
             clause = (0, 0)
         inferred = subject.inferred
-        confidence = INFERRED_CONFIDENCE if inferred else (STATED_CONFIDENCE if object_mention is not None else VALUE_CONFIDENCE)
+        predicate = predicate or pattern.predicate
+        doubts = self._doubts(predicate, rule or pattern.rule, sentence, subject, object_mention, verb)
         # the cited span: the sentence (one block of it), without surrounding space
         text = sentence.doc.text
         first = len(text) - len(text.lstrip())
@@ -714,7 +726,6 @@ class RelationReader(NounReading):
                      if start < sentence.offset + first < end and sentence.offset + first - start <= 60), None)
         if line is not None:  # a chat line is cited whole, from its time stamp and speaker
             first = line - sentence.offset
-        predicate = predicate or pattern.predicate
         return Relation(
             date_tokens=dating,
             predicate=predicate, subject=subject.index, object=object_mention,
@@ -722,10 +733,52 @@ class RelationReader(NounReading):
             start=sentence.offset + first, end=sentence.offset + last,
             clause_start=sentence.offset + clause[0], clause_end=sentence.offset + clause[1],
             sentence=sentence.index, rule=rule or pattern.rule, evidence="inferred" if inferred else "stated",
-            confidence=confidence, kind=kind or self.rules.kinds.get(predicate, pattern.kind if pattern else "state"),
+            confidence=score(doubts), kind=kind or self.rules.kinds.get(predicate, pattern.kind if pattern else "state"),
             past=verb is not None and is_past(verb), subject_name=subject.name, subject_label=subject.label,
-            ending=ending,
+            ending=ending, doubts=doubts,
         )
+
+    def _doubts(self, predicate: str, rule: str, sentence: Sentence, subject: Referent, object_mention,
+                verb) -> tuple[tuple[str, str], ...]:
+        """What makes a reading less sure (:mod:`palace.nlp.confidence`): its construction
+        (a subject through a pronoun or the page's subject, in lower case, far from its
+        verb; an appositive), its types against the registry's, a bare one-word name."""
+        out = []
+        mention = sentence.mentions[subject.index] if subject.index is not None else None
+        topic = sentence.context.topic
+        if subject.inferred:
+            on_page = mention is not None and topic is not None and mention.name == topic.name
+            out.append(doubt("page_subject" if on_page else "pronoun"))
+        elif mention is not None and mention.surface[:1].islower() and construction_type(mention.name) is None:
+            out.append(doubt("lowercase"))
+        if "appos" in rule:
+            out.append(doubt("appositive"))
+        if verb is not None and mention is not None and not subject.inferred:
+            at = sentence.offset + verb.idx
+            if min(abs(at - mention.start), abs(at - mention.end)) > FAR_CHARS:
+                out.append(doubt("far"))
+        label = mention.label if mention is not None else subject.label
+        expected = self.rules.subject_types.get(predicate, ("*",))
+        fixed = construction_type(mention.name, sentence.context.text) if mention is not None else None
+        if fixed and not _type_fits(fixed, expected):
+            out.append(doubt("fixed_type", found=fixed, expected="/".join(expected)))
+        elif label:
+            out.append(type_doubt("subject", label, expected))
+        if object_mention is not None:
+            expected = self.rules.object_types.get(predicate, ("*",))
+            fixed = construction_type(sentence.mentions[object_mention].name, sentence.context.text)
+            if fixed and not _type_fits(fixed, expected):
+                out.append(doubt("fixed_object", found=fixed, expected="/".join(expected)))
+            elif tuple(expected) != ("VALUE",):  # a value's predicate takes any name
+                out.append(type_doubt("object", sentence.mentions[object_mention].label, expected))
+        expected = self.rules.subject_types.get(predicate, ("*",))
+        if mention is not None and not subject.inferred and label == "PERSON" and len(mention.name.split()) == 1 \
+                and "PERSON" in expected \
+                and not (topic is not None and topic.names(mention.name)):
+            word = mention.name.casefold()
+            if not any(len(m.name.split()) > 1 and word in m.name.casefold().split() for m in sentence.mentions):
+                out.append(doubt("bare_name"))
+        return tuple(d for d in out if d is not None)
 
     # relational nouns -------------------------------------------------------------------
     def _marker(self, pattern: Pattern, sentence: Sentence) -> list[Relation]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from palace.nlp.names import NOTE_VERBS
 from palace.nlp.rules import NOT_THINGS, PRONOUNS, RelationRules, TEAM_WORDS
+from palace.nlp.types import vote as vote_type
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -27,9 +28,8 @@ if TYPE_CHECKING:
 
 
 RELATIONS_EXTRACTOR = "palace.relations.v2"
-STATED_CONFIDENCE = 0.8
-VALUE_CONFIDENCE = 0.7
-INFERRED_CONFIDENCE = 0.5
+#: a field line's, a list of holders', a front-matter field's (:data:`palace.nlp.confidence.WEIGHTS`)
+VALUE_CONFIDENCE = 0.9
 MAX_VALUE_CHARS = 160
 
 
@@ -81,6 +81,8 @@ class Relation:
     #: read from a planned clause ("will join", "plans to move", "is leaving"): kept as a
     #: ``planned`` fact, never a current one
     planned: bool = False
+    #: what lowered ``confidence`` (:mod:`palace.nlp.confidence`): ``(name, words)`` pairs
+    doubts: tuple[tuple[str, str], ...] = ()
 
     @property
     def extractor(self) -> str:
@@ -336,7 +338,10 @@ class Sentence:
                 return index  # the recogniser's mention holds the whole name
         if known:  # the recogniser cut the name: the whole run, with the label it gave
             return self._add_mention(first, last, self.mentions[known[0]].label)
-        return self._add_mention(first, last, label)
+        # a name the recogniser missed: its type by the vote of its shape and construction
+        # ("GitHub Actions" a product), else the type the rule looks for
+        words = self.doc.text[self.doc[first].idx:self.doc[last].idx + len(self.doc[last].text)]
+        return self._add_mention(first, last, vote_type(words, None, self.context.text) or label)
 
     def phrase_mention(self, token: "Token", label: str, *, lower_ok: bool = False) -> int | None:
         """A mention for a noun phrase that names a group or a thing: "the Search team",

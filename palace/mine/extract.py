@@ -33,7 +33,11 @@ class ReadFact:
     :attr:`ExtractResult.planned` with ``planned`` set and the day it is planned for. ``route`` is ``one: supersedes`` or
     ``many: coexists``; ``date_source`` is ``clause`` (a date in the verb's clause),
     ``heading`` (the dated heading above it: a running log's ``## 2025-03-12``) or
-    ``note`` (the note's date). ``line`` is 1-based in the text given.
+    ``note`` (the note's date). ``line`` is 1-based in the text given. ``confidence``
+    is the reading's (:mod:`palace.nlp.confidence`); under the bar its ``status`` is
+    ``candidate`` (stored for review, never current) and ``reason`` says why ("confidence
+    0.45 < 0.6: subject through a pronoun, object type GPE vs expected ORG"); else
+    ``live`` and ``reason`` is empty.
     """
 
     subject: str
@@ -52,6 +56,8 @@ class ReadFact:
     ending: bool = False
     confidence: float = 0.0
     planned: bool = False
+    status: str = "live"
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -182,6 +188,7 @@ class _Reading:
         """Keep ``relation`` (read in ``found``, an :class:`Extraction`, at ``line``,
         quoting ``sentence``) as the fact mining would store, if its predicate is known
         and it has a subject."""
+        from palace.nlp import confidence
         from palace.nlp.dates import DateInterval
 
         spec = self.registry.get(relation.predicate)
@@ -206,6 +213,8 @@ class _Reading:
             route="one: supersedes" if spec.cardinality == "one" else "many: coexists",
             date_source=time.source, sentence=sentence, line=line, kind=spec.kind, ending=relation.ending,
             confidence=relation.confidence, planned=plan is not None,
+            status="candidate" if relation.confidence < confidence.BAR else "live",
+            reason=confidence.reason(relation.confidence, relation.doubts) if relation.confidence < confidence.BAR else "",
         ))
 
     def read_drawers(self, extractor: "Extractor", text: str, body_start: int, context, rst: bool = False) -> None:

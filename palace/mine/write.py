@@ -33,6 +33,7 @@ from palace.nlp.extraction import (
     ValidTime,
     email_aliases,
 )
+from palace.nlp import confidence
 from palace.nlp.documents import DOCUMENT_LABEL, note_relations
 from palace.nlp.lines import LineReader
 from palace.store import sqlite as db
@@ -199,9 +200,13 @@ class GraphWriter:
         if relation.planned and plan is None:
             return None  # a planned clause with no day of its own: nothing to keep
         time = plan or extraction.fact_time(relation, spec.kind, when)
-        insert_fact(self.conn, site.relation_fact(relation, subject, obj, time, spec.kind == "state",
-                                                  "planned" if plan is not None else "live"))
-        return (subject, relation.predicate) if plan is None else None
+        fact = insert_fact(self.conn, site.relation_fact(relation, subject, obj, time, spec.kind == "state",
+                                                         "planned" if plan is not None else "live"))
+        if plan is not None:
+            return None
+        if relation.confidence < confidence.BAR:  # too unsure to take as it stands: a candidate
+            hold_for_review(self.conn, [fact], confidence.reason(relation.confidence, relation.doubts))
+        return subject, relation.predicate
 
 
 class NoteWriter:

@@ -37,7 +37,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-__all__ = ["STATUSES", "CANDIDATE", "NEAR_INSTRUCTION", "NEAR_INSTRUCTION_REASON", "hold_for_review", "REJECTED", "RETRACTED", "RETRACTED_BY_AGENT", "SOURCE_GONE", "USER_DRAWER", "StateChange",
+__all__ = ["STATUSES", "CANDIDATE", "NEAR_INSTRUCTION", "NEAR_INSTRUCTION_REASON", "LOW_CONFIDENCE", "LOW_CONFIDENCE_REASON", "hold_for_review", "REJECTED", "RETRACTED", "RETRACTED_BY_AGENT", "SOURCE_GONE", "USER_DRAWER", "StateChange",
            "change_state", "make_candidates", "accept", "reject", "retract", "reopen", "invalidate", "withdraw",
            "set_evidence"]
 
@@ -181,6 +181,12 @@ def change_state(conn: sqlite3.Connection, change: StateChange) -> list[sqlite3.
 NEAR_INSTRUCTION = "near-instruction"
 #: How the reason of such a fact starts, after :data:`CANDIDATE` and ": ".
 NEAR_INSTRUCTION_REASON = "near text that instructs"
+#: The rule name under which ``palace review --all-from`` finds every reading held for its
+#: low confidence (:mod:`palace.nlp.confidence`), whatever rule read it.
+LOW_CONFIDENCE = "low-confidence"
+#: How the reason of such a fact starts, after :data:`CANDIDATE` and ": " ("confidence
+#: 0.45 < 0.6: subject through a pronoun, object type GPE vs expected ORG").
+LOW_CONFIDENCE_REASON = "confidence "
 
 
 def hold_for_review(conn: sqlite3.Connection, fact_ids, reason: str) -> list[sqlite3.Row]:

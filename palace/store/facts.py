@@ -390,13 +390,16 @@ def candidates_of_rule(conn: sqlite3.Connection, rule: str) -> list[int]:
     """The ids of the candidates a rule made (the part of the extractor after ``/``:
     ``title-appos``), oldest first; ``near-instruction``: those held near
     instruction-like text, whatever rule read them
-    (:func:`palace.store.fact_states.hold_for_review`)."""
-    from palace.store.fact_states import CANDIDATE, NEAR_INSTRUCTION, NEAR_INSTRUCTION_REASON
+    (:func:`palace.store.fact_states.hold_for_review`); ``low-confidence``: those held
+    for a confidence under the bar (:mod:`palace.nlp.confidence`)."""
+    from palace.store.fact_states import (
+        CANDIDATE, LOW_CONFIDENCE, LOW_CONFIDENCE_REASON, NEAR_INSTRUCTION, NEAR_INSTRUCTION_REASON)
 
-    if rule == NEAR_INSTRUCTION:
+    held = {NEAR_INSTRUCTION: NEAR_INSTRUCTION_REASON, LOW_CONFIDENCE: LOW_CONFIDENCE_REASON}.get(rule)
+    if held is not None:
         return [r[0] for r in conn.execute(
             "SELECT id FROM facts WHERE status = 'candidate' AND substr(invalidation_reason, 1, ?) = ? ORDER BY id",
-            (len(CANDIDATE) + 2 + len(NEAR_INSTRUCTION_REASON), f"{CANDIDATE}: {NEAR_INSTRUCTION_REASON}"))]
+            (len(CANDIDATE) + 2 + len(held), f"{CANDIDATE}: {held}"))]
     return [r[0] for r in conn.execute(
         "SELECT id FROM facts WHERE status = 'candidate' AND substr(extractor, instr(extractor, '/') + 1) = ?"
         " ORDER BY id", (rule,))]
