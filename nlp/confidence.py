@@ -25,7 +25,10 @@ by ``palace extract`` and ``palace history --all``, and accepted or rejected by 
 
 from __future__ import annotations
 
-__all__ = ["BAR", "WEIGHTS", "DOUBTS", "FAMILIES", "score", "doubt", "type_doubt", "reason"]
+import re
+
+__all__ = ["BAR", "WEIGHTS", "DOUBTS", "FAMILIES", "RECORD_WORDS", "score", "doubt", "type_doubt", "reason",
+           "vague_name"]
 
 #: The named weights: the two starting scores, then one (negative) per doubt.
 WEIGHTS: dict[str, float] = {
@@ -49,6 +52,7 @@ WEIGHTS: dict[str, float] = {
     "fixed_object": -0.5,   # the object's fixed type is not one the predicate takes
     # doubts about the names
     "bare_name": -0.15,     # a one-word subject with no fuller name in its drawer
+    "vague": -0.35,         # a one-word subject that names nothing in particular ("RFC", "Lint")
 }
 #: What users read for each doubt (``{subject}``, ``{object}``: the types; ``{expected}``).
 DOUBTS: dict[str, str] = {
@@ -64,6 +68,7 @@ DOUBTS: dict[str, str] = {
     "subject_kind": "subject type {found} vs expected {expected}",
     "object_kind": "object type {found} vs expected {expected}",
     "bare_name": "one-word subject with no full name in its note",
+    "vague": "subject '{word}' names nothing in particular",
 }
 #: The families of types: a type of the same family as the one expected is a small
 #: doubt (the recogniser mixes them up: "Globex" a PRODUCT), of another a large one.
@@ -87,6 +92,27 @@ def type_doubt(role: str, found: str, expected) -> tuple[str, str] | None:
         return None
     name = f"{role}_kind" if family in wanted else f"{role}_type"
     return doubt(name, found=found, expected="/".join(expected))
+
+
+#: Kinds of record and meeting words that, alone, name no record in particular ("the RFC
+#: was closed", "Council meeting"): which one is for its note to say.
+RECORD_WORDS = frozenset("""rfc rfcs pep peps adr adrs kep keps rfd jep nep eip bip kip flip dep tep sep zep
+decision proposal issue pr fcp meeting council team committee minutes agenda""".split())
+
+
+def vague_name(name: str, text: str) -> bool:
+    """Whether a subject ``name`` read in ``text`` (its drawer) names nothing in
+    particular: one word that is a kind of record alone ("RFC", "PEP" with no number), or
+    a capitalised word the same text also writes in lower case (a common noun at the
+    head of a sentence or a line: "Lint was implemented …" where the text speaks of
+    "lint"; "Blog", "Goals")."""
+    word = name.strip()
+    if not word or " " in word or not word[:1].isupper():
+        return False
+    if word.casefold() in RECORD_WORDS:
+        return True
+    lower = word.lower()
+    return lower != word and re.search(rf"(?<![\w/.-]){re.escape(lower)}(?![\w/-])", text) is not None
 
 
 #: Under this a reading is a candidate, not a live fact.

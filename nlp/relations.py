@@ -87,7 +87,7 @@ from palace.nlp.sentence import (
     Relation,
     Sentence,
 )
-from palace.nlp.confidence import doubt, score, type_doubt
+from palace.nlp.confidence import doubt, score, type_doubt, vague_name
 from palace.nlp.types import construction_type, vote as vote_type
 
 #: A subject more than this many chars from its verb is "far" (another clause).
@@ -742,7 +742,8 @@ class RelationReader(NounReading):
                 verb) -> tuple[tuple[str, str], ...]:
         """What makes a reading less sure (:mod:`palace.nlp.confidence`): its construction
         (a subject through a pronoun or the page's subject, in lower case, far from its
-        verb; an appositive), its types against the registry's, a bare one-word name."""
+        verb; an appositive), its types against the registry's, a bare one-word name, a
+        subject that names nothing in particular (:func:`palace.nlp.confidence.vague_name`)."""
         out = []
         mention = sentence.mentions[subject.index] if subject.index is not None else None
         topic = sentence.context.topic
@@ -778,6 +779,8 @@ class RelationReader(NounReading):
             word = mention.name.casefold()
             if not any(len(m.name.split()) > 1 and word in m.name.casefold().split() for m in sentence.mentions):
                 out.append(doubt("bare_name"))
+        if mention is not None and not subject.inferred and vague_name(mention.name, sentence.context.text):
+            out.append(doubt("vague", word=mention.name))
         return tuple(d for d in out if d is not None)
 
     # relational nouns -------------------------------------------------------------------

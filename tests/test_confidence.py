@@ -123,3 +123,24 @@ def test_candidates_are_kept_apart_shown_by_history_and_reviewable_by_rule(tmp_p
         palace.review(True, rule="low-confidence")
         live = {(f.subject, f.predicate, f.object) for f in palace.facts(typed_only=True).facts}
         assert ("Nnamdi Eze", "reports_to", "Kestrel team") in live
+
+
+@pytest.mark.unit
+def test_a_subject_that_names_nothing_in_particular_is_vague():
+    from palace.nlp.confidence import vague_name
+
+    assert vague_name("RFC", "Note that the RFC was closed.")  # which RFC is the note's to say
+    assert vague_name("Lint", "Lint was implemented and merged; the lint is allow by default.")
+    assert not vague_name("RFC 2580", "RFC 2580 was closed.")
+    assert not vague_name("Marco Bell", "Marco Bell leads Project Osprey.")
+    assert not vague_name("Osprey", "Osprey status: active. The osprey-ui repo is new.")  # a name in a path
+    assert not vague_name("Initrode", "Initrode downgraded to the Basic plan.")
+
+
+def test_a_vague_subject_is_a_candidate():
+    from palace.mine.extract import extract_text
+
+    found = extract_text("Note that the RFC was closed due to its other major change.", date=dt.date(2020, 11, 4))
+    (fact,) = [f for f in found.facts if f.predicate == "status"]
+    assert (fact.subject, fact.status) == ("RFC", "candidate")
+    assert "names nothing in particular" in fact.reason
