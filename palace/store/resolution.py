@@ -89,22 +89,24 @@ def read_in_resolving_notes(conn: sqlite3.Connection, wing: str, ids) -> dict[in
     """``{raw entity id: mentions}``: how often each name of ``ids`` is read (by NER) in
     notes of ``wing`` that resolve it themselves (into a name of the note, or ambiguous
     there)."""
-    return {r[0]: r[1] for r in conn.execute(
-        "SELECT m.raw_entity_id, count(*) FROM note_resolutions n JOIN files f ON f.id = n.file_id"
-        " JOIN drawers d ON d.file_id = n.file_id JOIN mentions m ON m.drawer_id = d.id"
-        " AND m.raw_entity_id = n.raw_entity_id WHERE f.wing = ? AND m.extractor != ?"
-        " AND n.raw_entity_id IN (SELECT value FROM json_each(?)) GROUP BY 1",
-        (wing, LOWERCASE_EXTRACTOR, json.dumps(sorted(ids))))}
+    return _note_mentions(conn, wing, ids, "raw_entity_id")
 
 
 def resolved_in_notes(conn: sqlite3.Connection, wing: str, ids) -> dict[int, int]:
     """``{entity id: mentions}``: how often notes of ``wing`` resolve a short name read
     in them into each of ``ids`` ("Taylor" on Ann Taylor's page)."""
+    return _note_mentions(conn, wing, ids, "entity_id")
+
+
+def _note_mentions(conn: sqlite3.Connection, wing: str, ids, column: str) -> dict[int, int]:
+    """The NER mentions in notes of ``wing`` of the names their notes resolve, counted
+    by ``note_resolutions.{column}`` (``raw_entity_id`` or ``entity_id``) for ``ids``."""
+    assert column in ("raw_entity_id", "entity_id")
     return {r[0]: r[1] for r in conn.execute(
-        "SELECT n.entity_id, count(*) FROM note_resolutions n JOIN files f ON f.id = n.file_id"
+        f"SELECT n.{column}, count(*) FROM note_resolutions n JOIN files f ON f.id = n.file_id"
         " JOIN drawers d ON d.file_id = n.file_id JOIN mentions m ON m.drawer_id = d.id"
         " AND m.raw_entity_id = n.raw_entity_id WHERE f.wing = ? AND m.extractor != ?"
-        " AND n.entity_id IN (SELECT value FROM json_each(?)) GROUP BY 1",
+        f" AND n.{column} IN (SELECT value FROM json_each(?)) GROUP BY 1",
         (wing, LOWERCASE_EXTRACTOR, json.dumps(sorted(ids))))}
 
 
