@@ -165,7 +165,13 @@ Decision: Mara to help form a WG that will write an RFC on this.
 Crater run was done, it had thousands of lints.
 Manish Goregaokar is active.
 The Osprey dashboard is blocked.
+
+## Shepherded item updates
+
+**inline assembly (Amanieu, Josh)**
+
 - Blog post is blocked on some bugs, but those bugs are fixed
+
 - Call for clarifications
     - Jack: Decided to try to review minutes, added to template
 - Turn off recording
