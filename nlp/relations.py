@@ -123,7 +123,7 @@ STATE_ADJECTIVES = frozenset({"married", "headquartered", "based", "engaged"})
 
 #: A note's title that names a meeting or a conversation: "we decided" there is the meeting's act.
 _MEETING_TITLE = re.compile(r"\b(?:meeting|minutes|sync|call|stand-?up|retro(?:spective)?|chat|council|committee|"
-                            r"board|triage|planning|session|summit|workshop|huddle|decision|kick-?off|review|all[- ]hands|off-?site|"
+                            r"board|triage|planning|session|summit|workshop|huddle|decision|kick-?off|(?:design|sprint|budget|security|code|quarterly|project) review|all[- ]hands|off-?site|"
                             r"one-on-one|1:1|catch-?up)s?\b", re.I)
 
 
