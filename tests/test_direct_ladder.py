@@ -324,3 +324,17 @@ def test_a_when_answer_names_the_day_a_relative_date_stands_for(tmp_path):
         assert direct.kind == "sentence"
         # "Thursday" said on Sunday 14 August 2022 is 11 August 2022
         assert direct.text.startswith("Thursday (11 August 2022) — conv.md:13")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("line, label", [
+    ("## Session 3 — 9:05 pm on 21 March, 2023", True),   # a heading titles what follows
+    ("Session 3 — 9:05 pm on 21 March, 2023", True),      # a chat's day line
+    ("1964-1965 - Jacqueline Kennedy", False),            # a list of holders states who held it
+    ("We met at 9:30 on 8 May 2023.", False),             # a statement with a clock time
+    ("Zamalek SC.", False),
+])
+def test_a_heading_or_a_chats_day_line_is_never_an_answer_sentence(line, label):
+    from palace.ask.sentences import _label_line
+
+    assert _label_line(line, line, 0, len(line)) is label
