@@ -103,6 +103,18 @@ def _label_above(text: str, at: int) -> str | None:
     return None
 
 
+def continued_label(previous: list[str], text: str) -> str:
+    """The label of the list a drawer ``text`` continues when it opens with a list item
+    whose label ("Managers.", "## Chief executives") sits in an earlier drawer of the
+    same note (``previous``: their texts, in order); "" when it opens with anything else
+    or no label is found within the last four drawers."""
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    if not _LIST_ITEM.match(first) or not previous:
+        return ""
+    joined = "\n".join(previous[-4:]) + "\n"
+    return _label_above(joined, len(joined)) or ""
+
+
 #: List entries that name no holder ("1724–1728: Vacant").
 _NO_HOLDER = frozenset({"vacant", "none", "unknown", "tbd", "tba", "various", "n/a", "abolished", "position abolished",
                         "office abolished", "post abolished", "interregnum", "acting", "see above"})
@@ -268,9 +280,14 @@ class LineReader:
             return []
         out: list[Relation] = []
         for m in _LIST_ITEM.finditer(text):
-            heading = _label_above(text, m.start()) or context.heading
-            heading = " ".join(MARKUP.sub("", heading or "").split()).strip(" :.")
-            readings = self._holder_readings(heading, topic) if heading else []
+            above = _label_above(text, m.start())
+            readings = []
+            # the label in this drawer, else that of the list an earlier drawer opened, else the heading
+            for heading in ([above] if above else [context.list_label, context.heading]):
+                heading = " ".join(MARKUP.sub("", heading or "").split()).strip(" :.")
+                readings = self._holder_readings(heading, topic) if heading else []
+                if readings:
+                    break
             if not readings:
                 continue
             item = m.group("item")
