@@ -374,9 +374,14 @@ def clause_span(verb: "Token") -> tuple[int, int]:
     return min(t.idx for t in tokens), max(t.idx + len(t.text) for t in tokens)
 
 
+#: Nouns a date modifies that still date the clause: "in the 2012–13 season", "the 2004 campaign".
+PERIOD_NOUNS = frozenset({"season", "seasons", "campaign", "term", "tenure", "spell"})
+
+
 def dating_tokens(verb: "Token") -> list["Token"]:
     """The clause's words that may date it: not a date that modifies a noun ("the 2025
-    hiring plan", "Q3 roadmap") — that one names a thing."""
+    hiring plan", "Q3 roadmap") — that one names a thing — unless the noun is a period
+    (:data:`PERIOD_NOUNS`: "the 2014–15 season")."""
     tokens = clause_tokens(verb)
     if verb.dep_ == "xcomp" and verb.head.i != verb.i:  # "On 3 April she started taking…": the governing verb's date
         own = {t.i for t in tokens}
@@ -387,7 +392,8 @@ def dating_tokens(verb: "Token") -> list["Token"]:
         own = {t.i for t in tokens}
         tokens = tokens + [t for t in clause_tokens(narrative_gerund(verb)) if t.i not in own]
     return [t for t in tokens
-            if not (t.dep_ in ("compound", "nummod", "amod", "nmod", "poss") and t.head.pos_ in ("NOUN", "PROPN"))]
+            if not (t.dep_ in ("compound", "nummod", "amod", "nmod", "poss") and t.head.pos_ in ("NOUN", "PROPN")
+                    and t.head.lemma_.casefold() not in PERIOD_NOUNS)]
 
 
 def plain_title(token: "Token") -> str:

@@ -595,9 +595,11 @@ class RelationReader(NounReading):
                 return None, None, None, "object names nothing in particular"
             return None, value, None, None
         found_label = sentence.mentions[mention].label
-        if pattern.club:
+        if pattern.club:  # a club by its words or descriptor, in a drawer about sport ("CD Projekt" is none)
             if not described and not is_club(sentence.mentions[mention].name, sentence.context.text):
                 return None, None, None, "not a club"
+            if not about_sport(sentence.context.text or sentence.doc.text):
+                return None, None, None, "not about sport"
             return mention, None, None, None
         if pattern.object_kind:  # "SoFi Stadium", "Liga II": the name's words tell, not the label
             if not OBJECT_KINDS[pattern.object_kind](sentence.mentions[mention].name, sentence.context.text):

@@ -65,13 +65,14 @@ _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 COACH_TITLES = frozenset({"coach", "head coach", "manager", "trainer", "head trainer", "caretaker manager",
                           "interim manager", "interim coach", "caretaker", "boss"})
 _SPORT = re.compile(r"\b(?:football(?:er)?|soccer|basketball|baseball|hockey|rugby|cricket|league|serie [a-d]|"
-                    r"la liga|bundesliga|ligue 1|eredivisie|coach(?:ing|ed|es)?|season|relegat\w+|promot(?:ion|ed) to)\b",
+                    r"la liga|bundesliga|ligue 1|eredivisie|coach(?:ing|ed|es)?|seasons?|relegat\w+|promot(?:ion|ed) to|club|loan|"
+                    r"appearances|goals|caps|squad|striker|midfielder|defender|goalkeeper|scored|debut|cup)\b",
                     re.IGNORECASE)
 
 
 def about_sport(text: str) -> bool:
-    """Whether a drawer's ``text`` is about a sport: it names a game, a league, a
-    season, a coach or a relegation (two such words)."""
+    """Whether a drawer's ``text`` is about a sport: two words of a game, a league, a
+    season, a coach, a club, a loan, goals or a relegation."""
     return len(_SPORT.findall(text)) >= 2
 
 

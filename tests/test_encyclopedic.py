@@ -49,16 +49,27 @@ def test_a_players_clubs_are_read_from_descriptors_letters_and_gerunds(extractor
 
 def test_a_participle_carries_the_narratives_date_and_subject(extractor):
     text = ("# Ida Holm\n\nIda Holm (born 1992) is a Norwegian footballer.\n\n"
-            "On 5 May 2019, Holm returned to Norway, signing a two-year deal at Strandvik FK.\n")
+            "After three seasons in Sweden, on 5 May 2019, Holm returned to Norway, signing a two-year deal at"
+            " Strandvik FK.\n")
     facts = read(extractor, text, title="Ida Holm")
     assert ("Ida Holm", "plays_for", "Strandvik FK", "2019-05-05", None) in facts
     assert not any(p == "approved" for _, p, *_ in facts)  # signing a deal approves nothing
 
 
+def test_a_season_dates_its_clause(extractor):
+    text = ("# Ida Holm\n\nIda Holm (born 1992) is a Norwegian footballer.\n\n"
+            "Holm spent the 2014–15 season on loan at Vestby FK, scoring nine goals.\n")
+    facts = read(extractor, text, title="Ida Holm")
+    assert ("Ida Holm", "plays_for", "Vestby FK", "2014-01-01", "2016-01-01") in facts
+
+
 def test_a_place_is_no_club(extractor):
     text = ("# Ida Holm\n\nIda Holm (born 1992) is a Norwegian footballer.\n\n"
-            "In 2015 Holm moved to Bergen, and in 2017 she returned to Oslo.\n")
+            "In 2015 Holm moved to Bergen, and in 2017 she returned to Oslo after two seasons on loan.\n")
     facts = read(extractor, text, title="Ida Holm")
+    assert not any(p == "plays_for" for _, p, *_ in facts)
+    # nor a company with club letters in a drawer about work: "CD Projekt"
+    facts = read(extractor, "Marta Lis changed jobs: in March she went from Allegro to CD Projekt.\n")
     assert not any(p == "plays_for" for _, p, *_ in facts)
 
 
