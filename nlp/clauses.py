@@ -374,6 +374,17 @@ def clause_span(verb: "Token") -> tuple[int, int]:
     return min(t.idx for t in tokens), max(t.idx + len(t.text) for t in tokens)
 
 
+def _bracketed(token: "Token") -> bool:
+    """Whether ``token`` stands inside round brackets ("Helene Schröder (1868-1900)"), within four words."""
+    doc = token.doc
+    for i in range(token.i - 1, max(-1, token.i - 5), -1):
+        if doc[i].text == ")":
+            return False
+        if doc[i].text == "(":
+            return True
+    return False
+
+
 #: Nouns a date modifies that still date the clause: "in the 2012–13 season", "the 2004 campaign".
 PERIOD_NOUNS = frozenset({"season", "seasons", "campaign", "term", "tenure", "spell"})
 
@@ -391,6 +402,12 @@ def dating_tokens(verb: "Token") -> list["Token"]:
         # "On 8 July 2010 he returned to Spain, signing for Albacete": the narrative's date
         own = {t.i for t in tokens}
         tokens = tokens + [t for t in clause_tokens(narrative_gerund(verb)) if t.i not in own]
+    elif verb.dep_ == "conj" and verb.head.i < verb.i and not any(t.ent_type_ == "DATE" and not _bracketed(t)
+                                                                  for t in tokens):
+        # "In 1897 the colony was founded and Modersohn married Helene": a date fronted
+        # before the first clause's verb dates the clauses joined to it
+        fronted = [c for c in verb.head.lefts if c.dep_ in ("prep", "npadvmod") and c.i < verb.head.i]
+        tokens = tokens + [t for c in fronted for t in c.subtree]
     return [t for t in tokens
             if not (t.dep_ in ("compound", "nummod", "amod", "nmod", "poss") and t.head.pos_ in ("NOUN", "PROPN")
                     and t.head.lemma_.casefold() not in PERIOD_NOUNS)]

@@ -136,3 +136,19 @@ def test_a_teams_last_word_stands_for_it():
     assert team.names("Hawks")
     club = note_topic("KF Vestby Lindås", "KF Vestby Lindås is a football club based in Lindås.")
     assert not club.names("Lindås")  # the town of a club with letters is no short form of it
+
+
+def test_a_date_fronted_before_the_first_clause_dates_the_clause_joined_to_it(extractor):
+    text = ("# Otto Lund\n\nOtto Lund (1865–1943) was a Danish painter.\n\n"
+            "In 1897 the artists' colony was founded and Lund married Karen Aas (1870–1901), a merchant's"
+            " daughter. In 1902 Lund moved to Aarhus and in 1905 he married Ella Berg.\n")
+    facts = read(extractor, text, title="Otto Lund")
+    spouses = {(o, start) for s, p, o, start, _ in facts if s == "Otto Lund" and p == "married_to"}
+    assert spouses == {("Karen Aas", "1897-01-01"), ("Ella Berg", "1905-01-01")}
+
+
+def test_a_list_of_chiefs_leads_its_pages_subject(extractor):
+    text = ("# Coastal Survey (Norway)\n\nThe Coastal Survey is a Norwegian government agency.\n\n"
+            "List of Chiefs of the Coastal Survey:\n\n- 1931–1940: Arne Dahl\n\n- 1940–1952: Per Holm\n")
+    facts = read(extractor, text, title="Coastal Survey (Norway)")
+    assert ("Per Holm", "leads", "Coastal Survey", "1940-01-01", "1953-01-01") in facts
