@@ -103,13 +103,19 @@ def _label_above(text: str, at: int) -> str | None:
     return None
 
 
+def opens_with_item(text: str) -> bool:
+    """Whether a drawer's ``text`` opens with a list item (it may continue a list an
+    earlier drawer labelled: :func:`continued_label`)."""
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    return bool(_LIST_ITEM.match(first))
+
+
 def continued_label(previous: list[str], text: str) -> str:
     """The label of the list a drawer ``text`` continues when it opens with a list item
     whose label ("Managers.", "## Chief executives") sits in an earlier drawer of the
     same note (``previous``: their texts, in order); "" when it opens with anything else
     or no label is found within the last four drawers."""
-    first = next((line for line in text.split("\n") if line.strip()), "")
-    if not _LIST_ITEM.match(first) or not previous:
+    if not previous or not opens_with_item(text):
         return ""
     joined = "\n".join(previous[-4:]) + "\n"
     return _label_above(joined, len(joined)) or ""

@@ -152,3 +152,38 @@ def test_a_list_of_chiefs_leads_its_pages_subject(extractor):
             "List of Chiefs of the Coastal Survey:\n\n- 1931–1940: Arne Dahl\n\n- 1940–1952: Per Holm\n")
     facts = read(extractor, text, title="Coastal Survey (Norway)")
     assert ("Per Holm", "leads", "Coastal Survey", "1940-01-01", "1953-01-01") in facts
+
+
+def _list_note(label: str) -> str:
+    names = [f"{first} {last}" for first in ("Aaro", "Bertil", "Carl", "Dag", "Egil", "Finn")
+             for last in ("Lind", "Hult", "Moen", "Ruud", "Sand", "Tangen", "Vik", "Aas")]
+    items = "\n\n".join(f"- {name} (Jan 1, {1900 + 2 * n} – Dec 31, {1901 + 2 * n})" for n, name in enumerate(names))
+    return f"# Vestby IF\n\nVestby IF is a Norwegian football club based in Vestby.\n\n{label}\n\n{items}\n"
+
+
+def test_an_edited_list_label_rereads_the_drawers_that_continue_the_list(tmp_path):
+    """A one-note edit gives the graph a fresh mine gives (issue 22, item 9): the label
+    "Managers." changed to "Chairmen." re-reads the later drawers of its list."""
+    from palace.core import Palace
+    from palace.graph.facts import facts
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+
+    def holders(palace):
+        return sorted((f.subject, f.predicate, f.valid_from) for f in
+                      facts(palace.conn, palace.registry, about="Vestby IF").facts if f.predicate in ("coaches", "chairs"))
+
+    (notes / "vestby.md").write_text(_list_note("Managers."), encoding="utf-8")
+    with Palace.open(tmp_path / "edited") as palace:
+        palace.mine(notes)
+        assert len(palace.conn.execute("SELECT id FROM drawers").fetchall()) >= 3  # the list spans drawers
+        before = holders(palace)
+        (notes / "vestby.md").write_text(_list_note("Chairmen."), encoding="utf-8")
+        palace.mine(notes)
+        edited = holders(palace)
+    with Palace.open(tmp_path / "fresh") as palace:
+        palace.mine(notes)
+        fresh = holders(palace)
+    assert {p for _, p, _ in before} == {"coaches"} and {p for _, p, _ in fresh} == {"chairs"}
+    assert edited == fresh
