@@ -45,6 +45,7 @@ WEIGHTS: dict[str, float] = {
     # the recogniser's label alone is weak evidence ("Zalando" a PERSON, "Marcus Feld" an ORG):
     "subject_type": -0.1,   # the subject's label is of another family than the predicate takes
     "subject_kind": -0.05,  # … of the same family (PRODUCT where ORG is expected)
+    "person": -0.3,         # … and the name is surely a person (a speaker of the note, a full name)
     "object_type": -0.15,   # the object's label is of another family (a PERSON where ORG is expected)
     "object_kind": -0.05,   # … of the same family (PRODUCT or FAC where ORG is expected)
     # a type a construction fixes is strong evidence ("the Kestrel team" is no PERSON):
@@ -66,6 +67,7 @@ DOUBTS: dict[str, str] = {
     "fixed_object": "object is a project or team ({found}), expected {expected}",
     "object_type": "object type {found} vs expected {expected}",
     "subject_kind": "subject type {found} vs expected {expected}",
+    "person": "subject is a person, and {predicate} is not said of people",
     "object_kind": "object type {found} vs expected {expected}",
     "bare_name": "one-word subject with no full name in its note",
     "vague": "subject '{word}' names nothing in particular",

@@ -89,7 +89,15 @@ from palace.nlp.sentence import (
     Sentence,
 )
 from palace.nlp.confidence import doubt, score, type_doubt, vague_name
-from palace.nlp.types import CLUB_DESCRIPTORS, OBJECT_KINDS, about_sport, construction_type, is_club, vote as vote_type
+from palace.nlp.types import (
+    CLUB_DESCRIPTORS,
+    OBJECT_KINDS,
+    about_sport,
+    construction_type,
+    is_club,
+    shape_type,
+    vote as vote_type,
+)
 
 #: A subject more than this many chars from its verb is "far" (another clause).
 FAR_CHARS = 100
@@ -110,6 +118,9 @@ if TYPE_CHECKING:
 
 #: Predicates whose object may be "them" ("has played for them since 2017").
 _GROUP_OBJECTS = frozenset({"plays_for", "member_of", "works_at", "coaches"})
+#: Verbs of a decision only when a group is their subject ("we agreed to ship", "the council
+#: concluded …"); one person agreeing or concluding gives an opinion or consent, not a decision.
+CONSENT_VERBS = frozenset({"agree", "conclude"})
 #: Events one person does; "we decided/approved/created" is the group's act, not the speaker's.
 _PERSONAL_EVENTS = frozenset({"joined", "left", "moved_to"})
 
@@ -125,7 +136,8 @@ STATE_ADJECTIVES = frozenset({"married", "headquartered", "based", "engaged"})
 
 #: A note's title that names a meeting or a conversation: "we decided" there is the meeting's act.
 _MEETING_TITLE = re.compile(r"\b(?:meeting|minutes|sync|call|stand-?up|retro(?:spective)?|chat|council|committee|"
-                            r"board|triage|planning|session|summit|workshop|huddle)s?\b", re.I)
+                            r"board|triage|planning|session|summit|workshop|huddle|decision|kick-?off|review|all[- ]hands|off-?site|"
+                            r"one-on-one|1:1|catch-?up)s?\b", re.I)
 
 
 def _meeting(context: Context) -> str | None:
@@ -136,6 +148,15 @@ def _meeting(context: Context) -> str | None:
     if not re.search(r"[A-Za-z]{3}", title) or len(title) > 80:
         return None
     return title if context.speakers or _MEETING_TITLE.search(title) else None
+
+
+def _infinitive(verb: "Token") -> "Token | None":
+    """The infinitive a verb governs ("agreed **to help** out"), or None ("I agree having
+    more bandwidth would help": a gerund, an opinion)."""
+    found = child_of(verb, "xcomp")
+    if found is not None and any(c.dep_ == "aux" and c.lower_ == "to" for c in found.children):
+        return found
+    return None
 
 
 def _said_now(pronoun: "Token") -> bool:
@@ -519,7 +540,7 @@ class RelationReader(NounReading):
         if mode == "passive-verb":
             return [verb] if not prep_objects(verb, ("by",)) else []  # with an agent it is an event
         if mode == "clause":  # "agreed to fund X" is a decision, "I agree this would…" an opinion
-            found = child_of(verb, "xcomp") if verb.lemma_ == "agree" else child_of(verb, "ccomp", "xcomp")
+            found = _infinitive(verb) if verb.lemma_ in CONSENT_VERBS else child_of(verb, "ccomp", "xcomp")
             if found is None:
                 return prep_objects(verb, ("on", "upon"))
             return [found]
@@ -679,6 +700,18 @@ class RelationReader(NounReading):
         if not self._subject_fits(pattern, subject, sentence):
             self._reject(pattern.rule, pattern.predicate, "subject type does not fit", self._subject_text(subject), value)
             return None
+        if verb is not None and pattern.predicate == "decided" and verb.dep_ == "relcl":
+            # "They had money they decided to give to us": a decision recalled, not taken here
+            self._reject(pattern.rule, pattern.predicate, "a decision recalled in a relative clause",
+                         self._subject_text(subject), value)
+            return None
+        if verb is not None and verb.lemma_ in CONSENT_VERBS and pattern.predicate == "decided" \
+                and _infinitive(verb) is None:
+            label = sentence.mentions[subject.index].label if subject.index is not None else subject.label
+            if label == "PERSON":  # "Jakub: Agreed on outliers", "Josh now agrees": an opinion
+                self._reject(pattern.rule, pattern.predicate, "one person's agreement is no decision",
+                             self._subject_text(subject), value)
+                return None
         subject_name = subject.name
         if pattern.value == "tier" and subject.index is not None:  # "Larkspur Enterprise" is Larkspur on Enterprise
             tiers = self.rules.values.get("tier", frozenset())
@@ -815,6 +848,10 @@ class RelationReader(NounReading):
             out.append(doubt("fixed_type", found=fixed, expected="/".join(expected)))
         elif label:
             out.append(type_doubt("subject", label, expected))
+            if label == "PERSON" and "PERSON" not in expected and "*" not in expected and mention is not None \
+                    and self._surely_person(mention.name, sentence,
+                                            full_name=predicate == "status"):
+                out.append(doubt("person", predicate=predicate))
         if object_mention is not None:
             expected = self.rules.object_types.get(predicate, ("*",))
             fixed = construction_type(sentence.mentions[object_mention].name, sentence.context.text)
@@ -829,14 +866,56 @@ class RelationReader(NounReading):
             word = mention.name.casefold()
             if not any(len(m.name.split()) > 1 and word in m.name.casefold().split() for m in sentence.mentions):
                 out.append(doubt("bare_name"))
-        if mention is not None and not subject.inferred and vague_name(mention.name, sentence.context.text):
-            out.append(doubt("vague", word=mention.name))
+        if mention is not None and not (subject.inferred and topic is not None and topic.names(mention.name)) and (
+                vague_name(mention.name, sentence.context.text)
+                or (not subject.inferred and self._common_opening(mention, sentence))):
+            out.append(doubt("vague", word=mention.name))  # "They ultimately decide …" after "the RFC"
         return tuple(d for d in out if d is not None)
+
+    def _common_opening(self, mention, sentence: Sentence) -> bool:
+        """Whether a subject is a common noun phrase capitalised only because it opens a
+        sentence or a line ("Crater run was done", "Draft document is ready"): two or more
+        words, the first an English word (:attr:`known_words`, by lemma), its other words are
+        lower case, and the drawer never writes the word capitalised inside a sentence
+        (where "Rust" or "Falcon" is a name)."""
+        doc = sentence.doc
+        at = mention.start - sentence.offset
+        first = next((t for t in doc if t.idx >= at), None)
+        words = mention.name.split()
+        if first is None or first.idx != at or not self.known_words or len(words) < 2:
+            return False  # one word ("Harbor is done", "Sales uses HubSpot") is too often a name
+        before = [t for t in doc[:first.i] if not t.is_space]
+        opening = not before or before[-1].text in (":", "-", "*", "•", "#", ">", ".", "!", "?") or \
+            "\n" in doc.text[before[-1].idx:first.idx]
+        if not opening or not words or any(w[:1].isupper() for w in words[1:]) \
+                or construction_type(mention.name) is not None or shape_type(mention.name) is not None:
+            return False
+        if first.lemma_.casefold() not in self.known_words and first.lower_ not in self.known_words:
+            return False
+        inside = re.search(rf"[a-z,;(] +{re.escape(words[0])}\b", sentence.context.text)
+        return inside is None
+
+    @staticmethod
+    def _surely_person(name: str, sentence: Sentence, *, full_name: bool) -> bool:
+        """Whether a name the recogniser calls a person is one beyond its label: it speaks
+        in the note ("Josh: …" lines; its first word, "Niko" for "Niko Matsakis") or, with
+        ``full_name`` (a status: people have none), it is a full name of two or
+        three capitalised words with no kind word ("Manish Goregaokar", not "Project
+        Osprey" nor "GitHub Actions"; a club the recogniser calls a person, "Real Madrid",
+        stays a weak doubt for the predicates of teams)."""
+        words = name.split()
+        first = words[0].casefold() if words else ""
+        if any(speaker.casefold().split()[:1] == [first] for _, _, speaker in sentence.context.speakers):
+            return True
+        return full_name and 2 <= len(words) <= 3 and all(w[:1].isupper() and w[1:].islower() for w in words) \
+            and construction_type(name) is None and shape_type(name) is None
 
     # relational nouns -------------------------------------------------------------------
     def _marker(self, pattern: Pattern, sentence: Sentence) -> list[Relation]:
-        """"Decision: we downgrade Larkspur …": the rest of a marked line, under the
-        entity it names first."""
+        """"Decision: we downgrade Larkspur …": the rest of a marked line, made by the
+        meeting the note records (:func:`_meeting`). A name inside the line is what the
+        decision is about or who carries it out ("Decision: Mara to help form a WG"), never
+        its maker; outside a meeting's record the maker is not written, so no fact."""
         words = [t for t in sentence.doc if not t.is_space]
         if len(words) < 4 or words[0].lower_ not in pattern.markers:
             return []
@@ -844,12 +923,13 @@ class RelationReader(NounReading):
         if colon is None:
             return []
         rest = words[colon + 1:]
-        subject = next((m for m in (sentence.mention_of(t) for t in rest) if m is not None
-                        and sentence.mentions[m].label in ("PERSON", "ORG", "PRODUCT", "GPE", "FAC", "EVENT", "WORK_OF_ART", "LAW", "NORP", "LOC")), None)
-        if subject is None:
+        meeting = _meeting(sentence.context)
+        if meeting is None:
+            self._reject(pattern.rule, pattern.predicate, "no meeting named as its maker", None,
+                         sentence.doc.text[rest[0].idx:].strip()[:60])
             return []
         doc = sentence.doc
         value = " ".join(doc.text[rest[0].idx:].split("\n", 1)[0].split()).rstrip(".")[:MAX_VALUE_CHARS]
         if sum(ch.isalpha() for ch in value) < 12 or len(value.split()) < 3:  # "Resolved: (Niko)"
             return []
-        return [self._relation(pattern, sentence, Referent(subject, inferred=True), None, value, None)]
+        return [self._relation(pattern, sentence, Referent(None, meeting, "ORG", inferred=True), None, value, None)]

@@ -253,6 +253,10 @@ def test_a_current_answer_names_the_plan_no_note_confirmed(tmp_path):
         assert values(answer) == [("Initech", "2024-01-10", None)]
         assert answer.text.splitlines()[1] == (
             "planned: Dana Lee works at Globex (planned for 2024-03-01, not confirmed) — 2024-02-01.md:3")
+        # asked before the planned day (--now), the plan is still to come: not "not confirmed"
+        before = palace.ask("where does Dana Lee work", now=dt.date(2024, 2, 15)).answer
+        assert before.text.splitlines()[1] == (
+            "planned: Dana Lee works at Globex (planned for 2024-03-01) — 2024-02-01.md:3")
         # a question about a past period names no plan: the value then, on its own
         then = palace.ask("where did Dana Lee work in January 2024", now=NOW).answer
         assert "planned" not in then.text

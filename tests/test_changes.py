@@ -207,3 +207,16 @@ def test_palace_changes_lists_a_window_and_a_name(tmp_path):
     assert all(c["day"] >= "2024-06-01" for g in data["groups"] for c in g["changes"])
     text = runner.invoke(app, ["changes", "--since", "2024-06-01", "--palace", str(tmp_path / "palace")])
     assert text.exit_code == 0 and "superseded → Priya Raman" in text.output
+
+
+def test_a_change_question_about_a_topic_is_answered_only_by_changes_about_it(mined):
+    palace, _ = mined
+    # "Harbor budget" is the one change of Q1 speaking of both words: it answers
+    budget = palace.ask("what changed with the harbor budget in Q1 2024", now=LATER)
+    assert budget.direct.step == "changes"
+    assert budget.direct.text.startswith("Alice Chen: began: approved Harbor budget")
+    # no change of Q1 speaks of a budget review: the change list is no answer (one word,
+    # "budget", is not enough), though the list below the answer keeps what speaks of it
+    review = palace.ask("what changed in the budget review process in Q1 2024", now=LATER)
+    assert review.direct.step != "changes"
+    assert [g.entity for g in review.changes.groups] == ["Alice Chen"]

@@ -144,3 +144,53 @@ def test_a_vague_subject_is_a_candidate():
     (fact,) = [f for f in found.facts if f.predicate == "status"]
     assert (fact.subject, fact.status) == ("RFC", "candidate")
     assert "names nothing in particular" in fact.reason
+
+
+# -- minutes: who decided, what is a status (the Rust minutes' judged samples) ------------
+
+MINUTES = """---
+title: Lang team triage meeting
+date: 2024-05-02
+---
+# Lang team triage meeting
+
+Josh: we looked at the if let chains again.
+Jakub: I agree having more bandwidth would help.
+Josh: No, from when if let chaining was proposed.
+Jakub: Agreed on outliers.
+Jakub: the lint landed last week.
+Josh Triplett was concerned, but now agrees, upon further reflection.
+Eric Huss has agreed to help out with reviewing.
+Decision: Mara to help form a WG that will write an RFC on this.
+Crater run was done, it had thousands of lints.
+Manish Goregaokar is active.
+The Osprey dashboard is blocked.
+"""
+
+
+def test_a_decision_line_is_the_meetings_and_a_name_in_it_is_no_maker():
+    result = read(MINUTES)
+    decided = {(f.subject, f.object) for f in result.facts if f.predicate == "decided" and f.status == "live"}
+    assert ("Lang team triage meeting", "Mara to help form a WG that will write an RFC on this") in decided
+    assert not any(subject.startswith("Mara") for subject, _ in decided)
+    # outside a meeting's record the maker of a "Decision:" line is not written: no fact
+    journal = read("# Garden diary\n\nDecision: Mara Lind to water the tomatoes every evening.\n")
+    assert not [f for f in journal.facts if f.predicate == "decided"]
+
+
+def test_one_persons_agreement_is_no_decision_but_agreeing_to_do_something_is():
+    decided = {(f.subject, f.object) for f in read(MINUTES).facts if f.predicate == "decided"}
+    assert not any(subject.startswith(("Jakub", "Josh")) for subject, _ in decided)  # an opinion, a nod
+    assert ("Eric Huss", "to help out with reviewing") in decided
+
+
+def test_a_status_of_a_person_or_of_a_sentences_opening_words_is_a_candidate():
+    result = read(MINUTES)
+    live = triples(result)
+    assert ("Osprey dashboard", "status", "blocked") in live or ("Osprey", "status", "blocked") in live
+    candidates = triples(result, "candidate")
+    for wrong in (("Josh", "status", "proposed"), ("Manish Goregaokar", "status", "active"),
+                  ("Crater run", "status", "done")):
+        assert wrong not in live
+    assert ("Manish Goregaokar", "status", "active") in candidates
+    assert ("Crater run", "status", "done") in candidates

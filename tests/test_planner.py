@@ -281,6 +281,28 @@ def test_questions_that_ask_for_no_one_fact(question):
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("question, entity, predicate, side", [
+    # a descriptor before the name is not part of the question's form
+    ("What city did movie producer Pat Sullivan reside in?", person("Pat Sullivan"), "lives_in", "subject"),
+    ("Who owned the fashion brand Helmut Lang?", org("Helmut Lang"), "owns", "object"),
+    ("Which club did French footballer Thierry Audel play for?", person("Thierry Audel"), "plays_for", "subject"),
+    # the name first, the question word after the verb, or after a preposition
+    ("Stefano Pioli coached what football team?", person("Stefano Pioli"), "coaches", "subject"),
+    ("Zé Pedro played for which club?", person("Zé Pedro"), "plays_for", "subject"),
+    ("For what club did Zé Pedro play?", person("Zé Pedro"), "plays_for", "subject"),
+    ("William Duncan resided where?", person("William Duncan"), "lives_in", "subject"),
+    # "served as" is "was"; a passive with the question word as its subject
+    # (a chief executive in prose is read as `leads`, so the question asks for it first)
+    ("Who served as the chief executive officer of Siemens?", org("Siemens"), "leads", "object"),
+    ("Which team was coached by Walter Mazzarri?", person("Walter Mazzarri"), "coaches", "subject"),
+    ("What was Real Madrid Baloncesto's home field?", org("Real Madrid Baloncesto"), "home_venue", "subject"),
+])
+def test_questions_in_the_words_of_encyclopedic_sets(question, entity, predicate, side):
+    first = read_fact_questions(question, (entity,))[0]
+    assert (first.predicate, first.side, first.name) == (predicate, side, entity.name)
+
+
+@pytest.mark.unit
 def test_the_kind_of_name_chooses_between_readings():
     bob, harbor = person("Bob Okafor"), org("Harbor")
     assert read_fact_questions("who manages Bob Okafor", (bob,))[0].predicate == "reports_to"

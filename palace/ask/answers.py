@@ -271,7 +271,7 @@ def answer_question(conn: "sqlite3.Connection", registry: dict, plan: "Plan", *,
     following = _following(timeline, values[-1], chosen.side, period.today) if one and len(values) == 1 else None
     text = _text(chosen, values, (previous, following), period, has_facts=bool(timeline))
     if values and not period.named:
-        text += "".join(f"\n{line}" for line in _plan_lines(conn, registry, chosen, wing))
+        text += "".join(f"\n{line}" for line in _plan_lines(conn, registry, chosen, wing, period.today))
     return Answer(
         subject=chosen.name, predicate=chosen.predicate, side=chosen.side, cardinality=cardinality, kind=kind,
         as_of=period.day.isoformat(), during=period.during, values=tuple(values), previous=previous, text=text,
@@ -326,13 +326,15 @@ def holds_through(valid_from: str, valid_to: str | None, start: dt.date, end: dt
     return covered > 0 and covered >= PERIOD_SHARE * (end - start).days
 
 
-def _plan_lines(conn: "sqlite3.Connection", registry: dict, asked: "FactQuestion", wing: str | None) -> list[str]:
+def _plan_lines(conn: "sqlite3.Connection", registry: dict, asked: "FactQuestion", wing: str | None,
+                today: dt.date) -> list[str]:
     """One line per plan of the asked predicate about the name asked about that no note
     has confirmed (issue 22's planned facts): ``planned: Alice Chen works at Acme
     Robotics (planned for 2024-09-02, not confirmed) — path:line``. A current answer says
-    what was announced and never stated, beside what the notes state."""
+    what was announced and never stated, beside what the notes state; "not confirmed"
+    once ``today`` (the question's ``--now``) is past the planned day."""
     try:
-        found = facts(conn, registry, about=asked.name, predicate=asked.predicate).planned
+        found = facts(conn, registry, about=asked.name, predicate=asked.predicate, now=today).planned
     except UsageError:
         return []
     keys, end = _keys(conn, asked), _own_end(asked)

@@ -39,7 +39,64 @@ def normalised(question: str, entities: tuple[EntityMatch, ...], exclude: tuple[
     joined = " ".join(_name_slots(_words(tokens, table_words), slots))
     joined = re.sub(r"(§\d+) use to\b", r"\1", joined)
     joined = " ".join(_DROPPED.sub(" ", joined).split())
-    return joined, slots
+    return _plain_order(_without_descriptors(joined, slots, table_words)), slots
+
+
+#: Words that end a descriptor read backwards from a name: question words, auxiliaries,
+#: prepositions, pronouns, conjunctions ("did *movie producer* Pat Sullivan" stops at "did").
+_NOT_DESCRIPTOR = _NOT_A_NAME_FIRST - {"a", "an", "the"} | frozenset(
+    """be been being am 's of into onto as than like per via me you he she it we they him them us
+    whose whom or nor yet if then""".split())
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
+def _without_descriptors(text: str, slots: list[tuple[str, "EntityMatch | None"]], table_words: frozenset[str]) -> str:
+    """``text`` without the descriptor that sits before a known name: "what city did
+    *movie producer* §0 reside in", "who owned *the fashion brand* §0", "which club did
+    *§1 footballer* §0 play for" (§1 an unknown capitalised word such as "French"). A
+    descriptor is a run of nouns and adjectives (and unknown names) with an optional
+    article, after a question word, an auxiliary or a verb of the question forms; an
+    article alone stays ("who leads the §0 project")."""
+    words = text.split()
+    out: list[str] = []
+    for word in words:
+        known = re.fullmatch(r"§(\d+)", word)
+        if known and int(known.group(1)) < len(slots) and slots[int(known.group(1))][1] is not None:
+            run = 0
+            while run < min(len(out), 4):
+                token = out[-1 - run]
+                unknown_name = re.fullmatch(r"§(\d+)", token) and int(token[1:]) < len(slots) \
+                    and slots[int(token[1:])][1] is None
+                if not (unknown_name or (token.isalpha() and token not in _NOT_DESCRIPTOR
+                                         and (token not in table_words or token in _ARTICLES))):
+                    break
+                run += 1
+            content = [t for t in out[len(out) - run:] if t not in _ARTICLES]
+            if content and len(out) > run:  # the descriptor follows something: it is not the question's head
+                del out[len(out) - run:]
+        out.append(word)
+    return " ".join(out)
+
+
+def _plain_order(text: str) -> str:
+    """A question in the order the forms read: the question word first. "§0 led what
+    football team" → "what football team did §0 led"; "for what club did §0 play" →
+    "what club did §0 play for"; "who served as the chief of §0" → "who was the chief of
+    §0"; "which team was coached by §0" → "which team did §0 coached"; "§0 was commanded
+    by which chief" keeps its passive for the forms."""
+    text = re.sub(r"\b(?:served|serve|serves|acted|act|acts) as\b", "was", text)
+    text = re.sub(r"\bheld the (?:position|post|office|role|title) of\b", "was the", text)
+    moved = re.match(r"^(for|with|in|at|to|on|from|by) ((?:what|which|whom|who)\b.*)$", text)
+    if moved:
+        text = f"{moved.group(2)} {moved.group(1)}"
+    declarative = re.match(r"^(§\d+) (\w+)((?: (?:on|in|for|with|at|to|under|into))?) "
+                           r"((?:what|which|whom|who|where)\b.*)$", text)
+    if declarative and declarative.group(2) not in _NOT_DESCRIPTOR:
+        text = f"{declarative.group(4)} did {declarative.group(1)} {declarative.group(2)}{declarative.group(3)}"
+    passive = re.match(r"^((?:what|which|who|whom)(?: \w+){0,3}) (?:was|were|is|are) (\w+) by (§\d+)$", text)
+    if passive:  # "which team was coached by §0" → "which team did §0 coached"
+        text = f"{passive.group(1)} did {passive.group(3)} {passive.group(2)}"
+    return text
 
 
 def _entity_slots(text: str, entities: tuple[EntityMatch, ...]) -> tuple[str, list[tuple[str, EntityMatch | None]]]:

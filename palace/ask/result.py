@@ -11,7 +11,7 @@ from palace.ask import ladder
 from palace.ask.answers import LIVE_STATES, Answer, Direct, direct_answer
 from palace.ask.graph_answer import FACT_INTENTS, GraphAnswer
 from palace.ask.hits import Hit
-from palace.ask.planning import Plan
+from palace.ask.planning import Plan, stem
 from palace.graph.changes import ChangeSet
 from palace.nlp.names import entity_key
 from palace.store.facts import FactView
@@ -123,7 +123,8 @@ def direct(conn, plan: Plan, graph: GraphAnswer, registry: dict, *, ranked: list
     (ids, best first), else "the notes do not say"."""
     when = bool(_WHEN.match(plan.question))
     listed = _facts_listed(plan, graph, registry, when)
-    graph_said = direct_answer(graph.answer, graph.changes, listed, found=found, question=plan.question, when=when)
+    graph_said = direct_answer(graph.answer, _topical(plan, graph.changes), listed, found=found,
+                               question=plan.question, when=when)
     related = entity_lines(conn, plan, registry) if plan.intent == "entity" and found else []
     if graph_said is not None and graph_said.kind == "facts" and related:
         graph_said = replace(graph_said, text=graph_said.text + "\n" + "\n".join(related))
@@ -134,6 +135,21 @@ def direct(conn, plan: Plan, graph: GraphAnswer, registry: dict, *, ranked: list
                       " (the graph holds no typed fact about it)")
     return ladder.sentence_or_abstain(conn, plan, ranked, _no_fact(plan, graph),
                                       graph.answer.text if graph.answer is not None else "")
+
+
+#: How many of a change question's topic words a change must speak of to be its direct
+#: answer (all of them when the question has fewer): "what's new with the moderation
+#: team" is not answered by a change about the "Content Team".
+TOPIC_WORDS = 2
+
+
+def _topical(plan: Plan, changes):
+    """The changes that may answer a change question directly: with no name in the
+    question, those speaking of :data:`TOPIC_WORDS` of its words (the list below the
+    answer keeps every change speaking of one); with names, all of theirs."""
+    if changes is None or plan.entities:
+        return changes
+    return changes.mentioning(tuple(stem(t) for t in plan.terms if not t.isdigit()), at_least=TOPIC_WORDS)
 
 
 def _with_step(said: Direct, plan: Plan, graph: GraphAnswer, listed: tuple[FactView, ...]) -> Direct:

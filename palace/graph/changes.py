@@ -68,17 +68,23 @@ class ChangeSet:
     total: int
     truncated: bool = False
 
-    def mentioning(self, stems: tuple[str, ...]) -> "ChangeSet":
-        """The changes whose fact mentions one of ``stems`` (word prefixes, any case) in
-        its sentence, subject or value: "what changed about the travel budget" keeps the
-        changes that speak of travel or budgets. The description says how many were left."""
+    def mentioning(self, stems: tuple[str, ...], at_least: int = 1) -> "ChangeSet":
+        """The changes whose fact mentions ``at_least`` of ``stems`` (word prefixes, any
+        case; all of them when there are fewer) in its sentence, subject or value: "what
+        changed about the travel budget" keeps the changes that speak of travel or budgets
+        (with ``at_least=2``, of both). The description says how many were left."""
         if not stems:
             return self
-        pattern = re.compile(r"\b(?:" + "|".join(re.escape(s) for s in stems) + ")", re.IGNORECASE)
+        patterns = [re.compile(r"\b" + re.escape(s), re.IGNORECASE) for s in dict.fromkeys(stems)]
+        wanted = min(at_least, len(patterns))
+
+        def speaks(change) -> bool:
+            text = " ".join((change.fact.sentence, change.fact.subject, change.fact.object))
+            return sum(1 for p in patterns if p.search(text)) >= wanted
+
         groups, kept = [], 0
         for group in self.groups:
-            changes = tuple(c for c in group.changes
-                            if pattern.search(" ".join((c.fact.sentence, c.fact.subject, c.fact.object))))
+            changes = tuple(c for c in group.changes if speaks(c))
             if changes:
                 groups.append(ChangeGroup(group.entity, changes))
                 kept += len(changes)

@@ -95,7 +95,7 @@ def facts(
     if not history and not as_of and not known_at:
         plans = FactFilter(entity_ids=ids, value=value, predicate=predicate, typed_only=True, wing=wing,
                            statuses=("planned",))
-        planned = tuple(v for v in fact_views(conn, plans, registry, limit=limit, undated_last=True)
+        planned = tuple(v for v in fact_views(conn, plans, registry, limit=limit, undated_last=True, today=now)
                         if v.confirmed_by is None)
     return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views, pending,
                        planned)

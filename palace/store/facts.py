@@ -287,12 +287,14 @@ def _ended(row, registry: dict) -> bool:
 
 
 def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, limit: int = 500,
-               newest_first: bool = False, undated_last: bool = False) -> tuple[FactView, ...]:
+               newest_first: bool = False, undated_last: bool = False,
+               today: dt.date | None = None) -> tuple[FactView, ...]:
     """The facts ``wanted`` selects, as :class:`FactView`, ordered by valid time, then
     recorded time (``newest_first``: the latest recorded first), at most ``limit``; with
     ``undated_last`` the facts with no valid start come after the dated ones (else
     before). ``registry`` (``{name: Predicate}``) says which predicates are events and
-    which take one value (for ``conflicts_with``)."""
+    which take one value (for ``conflicts_with``). ``today`` (default: the real today)
+    is the day a plan's "not confirmed" is decided on: a question's ``--now``."""
     where, params = wanted.where(registry)
     order = "f.recorded_at DESC, f.id DESC" if newest_first else "f.valid_from, f.recorded_at, f.id"
     if undated_last and not newest_first:
@@ -320,7 +322,7 @@ def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, 
         ).fetchall()
         if rivals:
             conflicts[r["id"]] = tuple(x[0] for x in rivals)
-    plans = {r["id"]: _plan(conn, r) for r in rows if r["status"] == "planned"}
+    plans = {r["id"]: _plan(conn, r, today or dt.date.today()) for r in rows if r["status"] == "planned"}
     return tuple(
         FactView(
             id=r["id"], subject=r["subject_name"], predicate=r["predicate"], object=r["object_name"] or "",
@@ -339,12 +341,12 @@ def fact_views(conn: sqlite3.Connection, wanted: FactFilter, registry: dict, *, 
     )
 
 
-def _plan(conn: sqlite3.Connection, row) -> tuple[str, int | None]:
+def _plan(conn: sqlite3.Connection, row, today: dt.date) -> tuple[str, int | None]:
     """``(words, confirming fact id or None)`` of the planned fact ``row`` (see
     :attr:`FactView.plan`): confirmed by the earliest live fact of its subject, predicate
     and value (by key) whose valid start is on or after the day the plan was written
-    (its drawer's day; any dated start once the drawer is gone); today decides between
-    "planned for D" and "not confirmed"."""
+    (its drawer's day; any dated start once the drawer is gone); ``today`` decides
+    between "planned for D" and "not confirmed"."""
     found = conn.execute(
         "SELECT c.id FROM facts c LEFT JOIN entities co ON co.id = c.object_id, facts f"
         " LEFT JOIN entities fo ON fo.id = f.object_id WHERE f.id = ? AND c.subject_id = f.subject_id"
@@ -356,7 +358,7 @@ def _plan(conn: sqlite3.Connection, row) -> tuple[str, int | None]:
     words = f"planned for {day}" if day else "planned, no day given"
     if found is not None:
         return f"{words}, confirmed by #{found[0]}", found[0]
-    if day and day <= dt.date.today().isoformat():
+    if day and day <= today.isoformat():
         words += ", not confirmed"
     return words, None
 
