@@ -57,6 +57,7 @@ from palace.nlp.clauses import (
     is_past,
     logical_role,
     mood,
+    narrative_gerund,
     names_something,
     noun_phrase,
     particle_of,
@@ -648,9 +649,13 @@ class RelationReader(NounReading):
         return mention, None, None, None
 
     def _apply(self, pattern: Pattern, verb: "Token", sentence: Sentence, *, ending: bool = False) -> list[Relation]:
+        if pattern.predicate == "approved" and verb.lemma_.casefold() == "sign" \
+                and any(t.lemma_.casefold() in ("contract", "deal", "extension", "loan") for t in verb.subtree):
+            return []  # "signed Gerrit Cole to a nine-year contract": a signing, no approval
         objects = self._objects(pattern, verb)
         if not objects:
-            if pattern.optional and (pattern.ending or ending):  # "Ines retired": whatever it was ends
+            if pattern.optional and (pattern.ending or ending) and narrative_gerund(verb) is None:
+                # "Ines retired": whatever it was ends; not "…, before retiring" (from a race, a match)
                 return [self._relation(pattern, sentence, s, None, None, verb, ending=True)
                         for s in self._subjects(pattern, verb, sentence, None)]
             return []

@@ -187,3 +187,18 @@ def test_an_edited_list_label_rereads_the_drawers_that_continue_the_list(tmp_pat
         fresh = holders(palace)
     assert {p for _, p, _ in before} == {"coaches"} and {p for _, p, _ in fresh} == {"chairs"}
     assert edited == fresh
+
+
+def test_a_teams_signings_and_a_drivers_retirement_are_no_facts(extractor):
+    """Readings a team's or a driver's page would otherwise give once "the Hawks" and a
+    narrative gerund are read: a player signed is neither approved nor owned, and
+    "before retiring" (from a race) ends no job."""
+    text = ("# Harbor City Hawks\n\nThe Harbor City Hawks are a professional ice hockey team.\n\n"
+            "On 3 July 2019 the Hawks signed Jonas Ek to a four-year contract. In 2021 the Hawks acquired"
+            " Mats Ulf from the Wolves.\n\n"
+            "Ana Lima works at Acme Motorsport. In 2022 she qualified fifth at Monza, before retiring after a"
+            " collision.\n")
+    facts = read(extractor, text, title="Harbor City Hawks")
+    assert not any(p in ("approved", "owns") for _, p, *_ in facts)
+    assert ("Ana Lima", "works_at", "Acme Motorsport", "2024-06-10", None) in facts
+    assert not any(p == "works_at" and start is None for _, p, _, start, _ in facts)
