@@ -398,8 +398,9 @@ def dating_tokens(verb: "Token") -> list["Token"]:
         own = {t.i for t in tokens}
         tokens = tokens + [t for t in clause_tokens(verb.head) if t.i not in own]
     elif not any(t.ent_type_ == "DATE" and (t.is_digit or t.tag_ == "NNP") for t in tokens) \
-            and narrative_gerund(verb) is not None:
+            and verb.dep_ == "advcl" and narrative_gerund(verb) is not None:
         # "On 8 July 2010 he returned to Spain, signing for Albacete": the narrative's date
+        # (not for "after graduating", "before moving": another time than the main clause's)
         own = {t.i for t in tokens}
         tokens = tokens + [t for t in clause_tokens(narrative_gerund(verb)) if t.i not in own]
     elif verb.dep_ == "conj" and verb.head.i < verb.i and not any(t.ent_type_ == "DATE" and not _bracketed(t)

@@ -510,14 +510,15 @@ class RelationReader(NounReading):
                 held = logical_role(verb, "dobj")
                 if held is None or (held.lemma_.casefold() not in pattern.nouns and held.lower_ not in pattern.nouns):
                     return []
+            if pattern.through:  # "took charge of X", "was in charge of X": only through the noun ("remained at the Met" is none)
+                return [o for noun in self._through(verb, pattern.through) for o in prep_objects(noun, pattern.preps)]
             found = prep_objects(verb, pattern.preps)
             if not found and (pattern.old == "dobj" or pattern.value) and child_of(verb, "dobj") is not None:
                 # the parser hangs the phrase on the object: "replaced Airflow with Dagster",
                 # "upgraded all 300 seats to the Premium tier"
                 found = prep_objects(child_of(verb, "dobj"), pattern.preps)
-            through = pattern.through or (CLUB_THROUGH if pattern.club else ())
-            if not found and through:  # "signed a deal with X", "spent a season on loan at X", "took charge of X"
-                found = [o for noun in self._through(verb, through) for o in prep_objects(noun, pattern.preps)]
+            if not found and pattern.club:  # "signed a deal with X", "spent a season on loan at X"
+                found = [o for noun in self._through(verb, CLUB_THROUGH) for o in prep_objects(noun, pattern.preps)]
             return found
         if mode == "dobj-or-prep":
             found = logical_role(verb, "dobj")
@@ -649,9 +650,10 @@ class RelationReader(NounReading):
         return mention, None, None, None
 
     def _apply(self, pattern: Pattern, verb: "Token", sentence: Sentence, *, ending: bool = False) -> list[Relation]:
-        if pattern.predicate == "approved" and verb.lemma_.casefold() == "sign" \
-                and any(t.lemma_.casefold() in ("contract", "deal", "extension", "loan") for t in verb.subtree):
-            return []  # "signed Gerrit Cole to a nine-year contract": a signing, no approval
+        if pattern.predicate == "approved" and (narrative_gerund(verb) is not None or (
+                verb.lemma_.casefold() == "sign"
+                and any(t.lemma_.casefold() in ("contract", "deal", "extension", "loan") for t in verb.subtree))):
+            return []  # "signed Gerrit Cole to a nine-year contract", "…, signing her paintings": no approval
         objects = self._objects(pattern, verb)
         if not objects:
             if pattern.optional and (pattern.ending or ending) and narrative_gerund(verb) is None:
