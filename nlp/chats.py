@@ -77,8 +77,10 @@ def is_chat(text: str) -> bool:
 def chat_days(text: str, start: int = 0, date_order: str | None = None) -> list[tuple[int, dt.date]]:
     """Where each day of a chat begins in ``text[start:]``: ``(offset of the line, day)``
     for the first line of every day after a change of day, in text order; ``[]`` for a
-    note that is no chat (:func:`is_chat`). A markdown heading that holds a date is left
-    to the heading rules (it already dates what follows)."""
+    note that is no chat (:func:`is_chat`). A markdown heading that holds a date ("##
+    Session 3 — 8:05 am on 14 August, 2022") begins its day too: a drawer must not run
+    from one session into the next, or its relative dates ("Thursday") would be read
+    against the day before."""
     body = text[start:]
     if not is_chat(body):
         return []
@@ -90,7 +92,14 @@ def chat_days(text: str, start: int = 0, date_order: str | None = None) -> list[
         at, pos = pos, pos + len(line) + 1
         if not line.strip():
             continue
-        if line.lstrip().startswith("#") or len(line) > 400 or _NOT_A_CHAT_LINE.match(line):
+        if line.lstrip().startswith("#"):
+            day = line_day(line.lstrip().lstrip("#").strip(), date_order) if len(line) <= 200 else None
+            if day is not None and day != current:
+                current = day
+                out.append((at, day))
+            label = None
+            continue
+        if len(line) > 400 or _NOT_A_CHAT_LINE.match(line):
             label = None
             continue
         m = _DATED_LINE.match(line) or _DAY_LINE.match(line)

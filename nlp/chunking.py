@@ -383,6 +383,7 @@ class _Chunker:
         if self.has_preamble:
             self.sections.append(_Section(0, 0, ()))
         stack: list[tuple[int, int]] = []  # (level, heading id)
+        self.day_heads = {hid for hid, (_, level, _) in enumerate(heads) if level == 0}  # a chat's days
         for hid, (_, level, raw) in enumerate(heads):
             while stack and stack[-1][0] >= level:
                 stack.pop()
@@ -490,7 +491,8 @@ class _Chunker:
         sections = self.sections
         for p in pieces:
             if cur:
-                if p.rank == _SECTION and sections[p.sec].level <= sections[cur[0].sec].parent_level:
+                if p.rank == _SECTION and (sections[p.sec].level <= sections[cur[0].sec].parent_level
+                                           or self.new_day(sections[cur[0].sec], sections[p.sec])):
                     groups.append(cur)
                     cur, cur_tok, heading_only = [], 0, True
                 elif self.overhead + cur_tok + p.tok > (self.max if heading_only else self.target):
@@ -505,6 +507,14 @@ class _Chunker:
         if cur:
             groups.append(cur)
         return groups
+
+    def new_day(self, first: "_Section", section: "_Section") -> bool:
+        """Whether ``section`` lies in another day of a chat than ``first``: a day begins
+        at its dated heading ("## Session 3 — … 14 August, 2022"), so the day's own section
+        is empty and the heading's section is the first to hold text; no chunk runs from
+        one day into the next."""
+        day = next((h for h in section.ancestors if h in self.day_heads), None)
+        return day is not None and day != next((h for h in first.ancestors if h in self.day_heads), None)
 
     def best_cut(self, cur: list[_Piece], p: _Piece) -> int:
         """Where to end the chunk ``cur`` now that ``p`` does not fit: an index into ``cur``.

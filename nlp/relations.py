@@ -137,7 +137,7 @@ STATE_ADJECTIVES = frozenset({"married", "headquartered", "based", "engaged"})
 
 #: A note's title that names a meeting or a conversation: "we decided" there is the meeting's act.
 _MEETING_TITLE = re.compile(r"\b(?:meeting|minutes|sync|call|stand-?up|retro(?:spective)?|chat|council|committee|"
-                            r"board|triage|planning|session|summit|workshop|huddle|decision|kick-?off|review|all[- ]hands|off-?site|"
+                            r"board|triage|planning|session|summit|workshop|huddle|decision|kick-?off|(?:design|sprint|budget|security|code|quarterly|project) review|all[- ]hands|off-?site|"
                             r"one-on-one|1:1|catch-?up)s?\b", re.I)
 
 
@@ -881,16 +881,25 @@ class RelationReader(NounReading):
 
     def _common_opening(self, mention, sentence: Sentence) -> bool:
         """Whether a subject is a common noun phrase capitalised only because it opens a
-        sentence or a line ("Crater run was done", "Draft document is ready"): two or more
-        words, the first an English word (:attr:`known_words`, by lemma), its other words are
-        lower case, and the drawer never writes the word capitalised inside a sentence
-        (where "Rust" or "Falcon" is a name)."""
+        sentence or a line ("Crater run was done", "Draft document is ready"; one word
+        only when the tagger calls it a common noun, whatever the recogniser says: "Blog
+        post is blocked", "Goals accepted", while "Harbor is done" stays a name): its first word an English word
+        (:attr:`known_words`, by lemma), its other words lower case, and the drawer never
+        writes the word capitalised inside a sentence (where "Rust" or "Falcon" is a name)."""
         doc = sentence.doc
         at = mention.start - sentence.offset
         first = next((t for t in doc if t.idx >= at), None)
         words = mention.name.split()
-        if first is None or first.idx != at or not self.known_words or len(words) < 2:
-            return False  # one word ("Harbor is done", "Sales uses HubSpot") is too often a name
+        if first is None or first.idx != at or not self.known_words:
+            return False
+        after = doc[first.i + len(words)] if first.i + len(words) < len(doc) else None
+        if (after is not None and after.text == ":") or any(
+                speaker.casefold() == mention.name.casefold() for _, _, speaker in sentence.context.speakers):
+            return False  # "Jack: Decided to …": who speaks a line is someone
+        if len(words) == 1 and (first.pos_ != "NOUN"
+                                or first.lower_ in self.rules.values.get("departments", frozenset())):
+            return False  # one word is a name unless the tagger calls it a common noun ("Blog", "Goals"),
+            # and a department ("Sales uses HubSpot") is a group of people
         before = [t for t in doc[:first.i] if not t.is_space]
         opening = not before or before[-1].text in (":", "-", "*", "•", "#", ">", ".", "!", "?") or \
             "\n" in doc.text[before[-1].idx:first.idx]

@@ -165,6 +165,16 @@ Decision: Mara to help form a WG that will write an RFC on this.
 Crater run was done, it had thousands of lints.
 Manish Goregaokar is active.
 The Osprey dashboard is blocked.
+
+## Shepherded item updates
+
+**inline assembly (Amanieu, Josh)**
+
+- Blog post is blocked on some bugs, but those bugs are fixed
+
+- Call for clarifications
+    - Jack: Decided to try to review minutes, added to template
+- Turn off recording
 """
 
 
@@ -194,3 +204,10 @@ def test_a_status_of_a_person_or_of_a_sentences_opening_words_is_a_candidate():
         assert wrong not in live
     assert ("Manish Goregaokar", "status", "active") in candidates
     assert ("Crater run", "status", "done") in candidates
+    assert ("Blog", "status", "blocked") not in live  # a common noun the recogniser took for a person
+
+
+def test_one_who_speaks_a_line_is_someone_even_when_their_name_is_a_word():
+    jack = [f for f in read(MINUTES).facts if f.subject == "Jack"]
+    assert [(f.predicate, f.object) for f in jack] == [("decided", "to try to review minutes")]
+    assert "names nothing in particular" not in jack[0].reason

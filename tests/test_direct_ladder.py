@@ -291,3 +291,50 @@ def test_a_date_that_starts_or_spans_the_window_counts():
     began = support(_sentence(text, [year]), "", question)
     assert (began.signals["starts"], began.signals["exact"]) == (1.0, 0.0)
     assert exact.score > began.score
+
+
+CHAT = """# Conversation: Hannah and Tomás
+
+## Session 1 — 9:12 pm on 11 June, 2022
+
+Tomás: Hot. 104 today. I've been hiding in the garage with the motorcycle.
+Hannah: You and that bike.
+Tomás: It runs now. Mostly.
+
+## Session 2 — 8:05 am on 14 August, 2022
+
+Hannah: Sorry I missed your call last night. I'm at the airport in Denver, flying to Tucson.
+Tomás: What's going on? Is everything ok?
+Hannah: Dad had a heart attack Thursday night.
+Tomás: Oh no. Hannah, I'm so sorry. Is he ok?
+Hannah: He's stable. They put in a stent Friday morning.
+"""
+
+
+def test_a_when_answer_names_the_day_a_relative_date_stands_for(tmp_path):
+    notes = tmp_path / "chats"
+    notes.mkdir()
+    (notes / "conv.md").write_text(CHAT, encoding="utf-8")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(notes)
+        # a session's heading begins a day: no drawer runs from 11 June into 14 August
+        assert sorted(h.date for h in palace.ask("heart attack", now=dt.date(2023, 1, 1)).results
+                      if h.line_start <= 13 <= h.line_end) == ["2022-08-14"]
+        direct = palace.ask("When did Hannah's dad have his heart attack?", now=dt.date(2023, 1, 1)).direct
+        assert direct.kind == "sentence"
+        # "Thursday" said on Sunday 14 August 2022 is 11 August 2022
+        assert direct.text.startswith("Thursday (11 August 2022) — conv.md:13")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("line, label", [
+    ("## Session 3 — 9:05 pm on 21 March, 2023", True),   # a heading titles what follows
+    ("Session 3 — 9:05 pm on 21 March, 2023", True),      # a chat's day line
+    ("1964-1965 - Jacqueline Kennedy", False),            # a list of holders states who held it
+    ("We met at 9:30 on 8 May 2023.", False),             # a statement with a clock time
+    ("Zamalek SC.", False),
+])
+def test_a_heading_or_a_chats_day_line_is_never_an_answer_sentence(line, label):
+    from palace.ask.sentences import _label_line
+
+    assert _label_line(line, line, 0, len(line)) is label

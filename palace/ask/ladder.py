@@ -530,8 +530,30 @@ def sentence_or_abstain(conn, plan: Plan, ranked: list[str], no_fact: str, graph
         return Direct("not said", f"the notes do not say: {asked_words(plan)}{said_too} — the closest passage is"
                       f" {cite(pick.sentence)}", "abstain", why)
     span = pick.support.span
-    head = f"{tidy(span.surface)} — " if span is not None else ""
+    head = f"{tidy(span.surface)}{_resolved(span)} — " if span is not None else ""
     return Direct("sentence", f"{head}{cite(pick.sentence)} «{said}»", "sentence", why)
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def _resolved(span: Mark) -> str:
+    """The day or month a date span that does not say it stands for, read against its
+    drawer's date at mining (a chat line's day): " (11 August 2022)" for "Thursday" in a
+    chat of Sunday 14 August 2022, " (16 January 2024)" for "January 16th"; "" for a span
+    that writes its own year, or spans more than a month."""
+    if span.label != "DATE" or not span.day or not span.until or re.search(r"\b\d{4}\b", span.surface):
+        return ""
+    try:
+        day, until = dt.date.fromisoformat(span.day[:10]), dt.date.fromisoformat(span.until[:10])
+    except ValueError:
+        return ""
+    if (until - day).days == 1:
+        return f" ({day.day} {_MONTHS[day.month - 1]} {day.year})"
+    if day.day == 1 and (until - day).days <= 31 and (until.day == 1):
+        return f" ({_MONTHS[day.month - 1]} {day.year})"
+    return ""
 
 
 def cite(sentence: Sentence) -> str:

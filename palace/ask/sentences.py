@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from palace.nlp.chats import line_day
 from palace.nlp.markup import plain_text_for_ner
 from palace.store import search
 
@@ -158,6 +159,28 @@ def split(plain: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _label_line(text: str, plain: str, start: int, end: int) -> bool:
+    """Whether the sentence ``plain[start:end]`` is a heading or a chat's day line, which
+    title what follows and state nothing ("## Session 3 — 9:05 pm on 21 March, 2023",
+    "--- Monday, 8 May 2023 ---"): never an answer."""
+    line = text.rfind("\n", 0, start) + 1
+    if not text[line:start].strip() and text[line:end].lstrip().startswith("#"):
+        return True
+    sentence = plain[start:end]
+    words = {w.strip(".,:;!?").lower() for w in sentence.split()}
+    return len(words) <= 10 and not words & _STATEMENT_WORDS and _DAY_LABEL.search(sentence) is not None \
+        and line_day(sentence) is not None
+
+
+#: Words that make a dated line a statement, not a day's label ("We met at 9:30 on 8 May").
+_STATEMENT_WORDS = frozenset("""i we you he she they it is was are were be been has have had will do did does
+met moved started joined left signed said called""".split())
+
+
+#: What a chat's day line holds besides its date: a session's number or a clock time.
+_DAY_LABEL = re.compile(r"\b(?:session|conversation|part|day)\s*#?\d+\b|\b\d{1,2}:\d{2}\b", re.IGNORECASE)
+
+
 def sentences_of(conn, ranked: list[str], *, limit: int = 80) -> list[Sentence]:
     """The sentences of the drawers ``ranked`` (ids, best first), in rank order, at most
     ``limit``, each with the names, dates and numbers inside it."""
@@ -182,6 +205,8 @@ def sentences_of(conn, ranked: list[str], *, limit: int = 80) -> list[Sentence]:
         date = None if (row["doc_date_source"] or "") == "mtime" and row["date_start"] == row["doc_date"] \
             else row["date_start"]
         for start, end in split(plain):
+            if _label_line(text, plain, start, end):
+                continue
             inside = [m for m in marks if start <= m.start and m.end <= end]
             taken = [(m.start, m.end) for m in inside if m.label == "DATE"]
             for record in DOCUMENT.finditer(plain, start, end):  # "superseded by ADR 36"; before the years: "RFC 2094"
