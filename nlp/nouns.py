@@ -27,7 +27,7 @@ from palace.nlp.rules import (
     TITLE_DROP,
 )
 from palace.nlp.sentence import Referent, Relation, Sentence
-from palace.nlp.types import COACH_TITLES, about_sport
+from palace.nlp.types import CLUB_DESCRIPTORS, COACH_TITLES, about_sport
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -342,6 +342,22 @@ class NounReading:
             or token.lower_.rstrip("s") in ("chairman", "chairwoman", "chairperson")
 
     @staticmethod
+    def _club_name(index: int, sentence: Sentence) -> int:
+        """The club a mention names past its descriptor: "Palermo" of "Serie A club
+        Palermo" (:data:`CLUB_DESCRIPTORS`); the mention itself when it holds none."""
+        mention = sentence.mentions[index]
+        words = mention.name.split()
+        cut = max((i for i, w in enumerate(words[:-1]) if w.casefold() in CLUB_DESCRIPTORS), default=None)
+        if cut is None:
+            return index
+        tokens = [t for t in sentence.doc if mention.start <= sentence.offset + t.idx < mention.end]
+        first = next((t for t in tokens if t.text == words[cut + 1]), None)
+        if first is None:
+            return index
+        found = sentence._add_mention(first.i, tokens[-1].i, "ORG", name=" ".join(words[cut + 1:]))
+        return index if found is None else found
+
+    @staticmethod
     def _coach_title(token: "Token", mods: list, sentence: Sentence) -> bool:
         """Whether a title phrase names a club's coach: "coach", "head coach", "trainer",
         "manager" or "boss" in a drawer about sport (:func:`about_sport`)."""
@@ -422,7 +438,7 @@ class NounReading:
         if self._coach_title(token, mods, sentence):
             # "coach of Reggina", "manager of Napoli" in a drawer about sport, "the Inter manager":
             # the club is coached (one club at a time), not led or worked at
-            coached = [*employers, *led]
+            coached = [self._club_name(t, sentence) for t in (*employers, *led)]
             employers, led = [], []
             for mod in mods:
                 if mod.dep_ == "compound" and sentence.is_name_word(mod):

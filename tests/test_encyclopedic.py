@@ -77,11 +77,12 @@ def test_a_coachs_post_is_coaching_one_club_at_a_time(extractor):
     text = ("# Ruben Salas\n\nRuben Salas (born 1 May 1961) is a Spanish football manager.\n\n"
             "Salas was coach of Deportivo Marenza from 2004 to 2007. On 12 March 2010 he was appointed manager"
             " of Atlético Verano in the Segunda División, replacing Hugo Ferrer. In 2013 Salas took charge of"
-            " Racing Olmedo for the new season.\n")
+            " Racing Olmedo for the new season. On 2 June 2015 Salas was named head coach of Segunda club Real"
+            " Oviedo Norte.\n")
     facts = read(extractor, text, title="Ruben Salas")
     coached = {(o, start, end) for s, p, o, start, end in facts if s == "Ruben Salas" and p == "coaches"}
     assert coached == {("Deportivo Marenza", "2004-01-01", "2008-01-01"), ("Atlético Verano", "2010-03-12", None),
-                       ("Racing Olmedo", "2013-01-01", None)}
+                       ("Racing Olmedo", "2013-01-01", None), ("Real Oviedo Norte", "2015-06-02", None)}
     assert not any(p == "leads" for s, p, *_ in facts if s == "Ruben Salas")
     assert default_registry()["coaches"].cardinality == "one"
 
