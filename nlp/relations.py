@@ -510,8 +510,9 @@ class RelationReader(NounReading):
                 held = logical_role(verb, "dobj")
                 if held is None or (held.lemma_.casefold() not in pattern.nouns and held.lower_ not in pattern.nouns):
                     return []
-            if pattern.through:  # "took charge of X", "was in charge of X": only through the noun ("remained at the Met" is none)
-                return [o for noun in self._through(verb, pattern.through) for o in prep_objects(noun, pattern.preps)]
+            through = [o for noun in self._through(verb, pattern.through) for o in prep_objects(noun, pattern.preps)]
+            if through or pattern.through_only:  # "took charge of X"; "remained at the Met" is in charge of nothing
+                return through
             found = prep_objects(verb, pattern.preps)
             if not found and (pattern.old == "dobj" or pattern.value) and child_of(verb, "dobj") is not None:
                 # the parser hangs the phrase on the object: "replaced Airflow with Dagster",

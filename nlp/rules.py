@@ -151,6 +151,8 @@ class Pattern:
     #: nouns the object's preposition may hang on instead of the verb ("took *charge* of
     #: Torino"); a club pattern reaches through :data:`CLUB_THROUGH` by default
     through: tuple[str, ...] = ()
+    #: the object only through those nouns, never on the verb itself ("was in charge of X")
+    through_only: bool = False
     #: only in a drawer about sport (:func:`palace.nlp.types.about_sport`): "in charge of X"
     #: is a coach's post there, not elsewhere
     sport: bool = False
@@ -224,7 +226,8 @@ class RelationRules:
                     subject_types=tuple(entry.get("subject_types", ())),
                     not_object_types=tuple(entry.get("not_object_types", ())),
                     any_value=bool(entry.get("any_value", False)), club=bool(entry.get("club", False)),
-                    through=tuple(entry.get("through", ())), sport=bool(entry.get("sport", False)),
+                    through=tuple(entry.get("through", ())),
+                    through_only=bool(entry.get("through_only", False)), sport=bool(entry.get("sport", False)),
                     object_kind=entry.get("object_kind"),
                 ))
                 if entry.get("value"):

@@ -86,7 +86,7 @@ def is_club(name: str, text: str = "") -> bool:
         return True
     if not text or not name[:1].isupper():
         return False
-    return re.search(rf"\b(?:{'|'.join(CLUB_DESCRIPTORS)})\s+{re.escape(name)}(?![\w-])", text) is not None
+    return re.search(rf"\b(?:{'|'.join(CLUB_DESCRIPTORS)})[ \t]+{re.escape(name)}(?![\w-])", text) is not None
 
 
 def construction_type(name: str, text: str = "") -> str | None:
