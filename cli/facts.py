@@ -85,6 +85,8 @@ def _render(result, as_json: bool) -> None:
         out.print(f"#{f.id} [bold]{escape(f.subject)}[/] –{f.predicate}→ [bold]{escape(f.object or '(whatever held)')}[/]  "
                   f"[dim]{when}, recorded {f.recorded_at}, {f.evidence}[/]{mark}")
         out.print(f"    [cyan]{escape(cite(f))}[/]  {escape(f.sentence[:160])}")
+        if f.restated_in:
+            out.print(f"    [dim]stated again in {escape(', '.join(f.restated_in))}[/]")
     if result.planned:
         out.print("[bold]planned[/] [dim](plans the notes state; never current until a note states the fact)[/]")
     for f in result.planned:

@@ -220,3 +220,13 @@ def test_a_change_question_about_a_topic_is_answered_only_by_changes_about_it(mi
     review = palace.ask("what changed in the budget review process in Q1 2024", now=LATER)
     assert review.direct.step != "changes"
     assert [g.entity for g in review.changes.groups] == ["Alice Chen"]
+
+
+def test_a_topical_change_question_of_a_palace_mined_once_is_not_answered_by_everything(mined):
+    palace, _ = mined
+    # no period: "since the previous mining", and there was none: everything is new
+    result = palace.ask("what should change in the Harbor budget process", now=LATER)
+    assert result.changes is not None and result.changes.start is None
+    assert result.direct.step != "changes"
+    # asked with no words of its own, the list of everything is what was asked for
+    assert palace.ask("what changed", now=LATER).direct.step == "changes"

@@ -329,6 +329,7 @@ def test_a_when_answer_names_the_day_a_relative_date_stands_for(tmp_path):
 @pytest.mark.unit
 @pytest.mark.parametrize("line, label", [
     ("## Session 3 — 9:05 pm on 21 March, 2023", True),   # a heading titles what follows
+    ('### "How to spend GSoC 2024 money" leadership-council#116', True),  # an agenda item's heading
     ("Session 3 — 9:05 pm on 21 March, 2023", True),      # a chat's day line
     ("1964-1965 - Jacqueline Kennedy", False),            # a list of holders states who held it
     ("We met at 9:30 on 8 May 2023.", False),             # a statement with a clock time
@@ -336,5 +337,9 @@ def test_a_when_answer_names_the_day_a_relative_date_stands_for(tmp_path):
 ])
 def test_a_heading_or_a_chats_day_line_is_never_an_answer_sentence(line, label):
     from palace.ask.sentences import _label_line
+    from palace.nlp.markup import plain_text_for_ner
 
-    assert _label_line(line, line, 0, len(line)) is label
+    text = f"Some text before.\n{line}\nAnd after."
+    plain = plain_text_for_ner(text)  # markup as spaces: a heading's sentence begins after its #s
+    start = plain.index(line.lstrip("# "))
+    assert _label_line(text, plain, start, start + len(line.lstrip("# "))) is label

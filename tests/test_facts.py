@@ -59,3 +59,21 @@ def test_facts_and_history_show_typed_facts_unless_all(mined_sample):
         assert typed["facts"] and all(f["predicate"] != "mentioned_with" for f in typed["facts"])
         assert any(f["predicate"] == "mentioned_with" for f in every["facts"])
         assert {f["id"] for f in typed["facts"]} < {f["id"] for f in every["facts"]}
+
+
+def test_a_fact_restated_in_a_later_note_is_one_fact_with_one_more_citation(tmp_path):
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "2024-01-10.md").write_text("# Team\n\nDana Lee works at Initech.\n")
+    (root / "2024-03-02.md").write_text("# Team update\n\nDana Lee works at Initech.\n")
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root)
+        now = facts(palace.conn, palace.registry, about="Dana Lee", predicate="works_at")
+        assert [(f.object, f.valid_from, f.path, f.restated_in) for f in now.facts] == [
+            ("Initech", "2024-01-10", "2024-01-10.md", ("2024-03-02.md:3",))]
+        # history keeps every statement
+        history = facts(palace.conn, palace.registry, about="Dana Lee", predicate="works_at", history=True)
+        assert len(history.facts) == 2
+        out = CliRunner().invoke(app, ["facts", "--about", "Dana Lee", "--predicate", "works_at",
+                                  "--palace", str(tmp_path / "palace")])
+        assert "stated again in 2024-03-02.md:3" in out.output

@@ -146,10 +146,18 @@ TOPIC_WORDS = 2
 def _topical(plan: Plan, changes):
     """The changes that may answer a change question directly: with no name in the
     question, those speaking of :data:`TOPIC_WORDS` of its words (the list below the
-    answer keeps every change speaking of one); with names, all of theirs."""
-    if changes is None or plan.entities:
+    answer keeps every change speaking of one); with names, all of theirs. A question
+    with words of its own and no period, asked of a palace mined once, has no changes to
+    answer with: "since the first mining" everything is new, and a list of everything
+    answers nothing ("what should change for future elections")."""
+    if changes is None:
         return changes
-    return changes.mentioning(tuple(stem(t) for t in plan.terms if not t.isdigit()), at_least=TOPIC_WORDS)
+    topic = tuple(t for t in plan.terms if not t.isdigit())
+    if changes.basis == "recorded time" and changes.start is None and topic:
+        return None
+    if plan.entities:
+        return changes
+    return changes.mentioning(tuple(stem(t) for t in topic), at_least=TOPIC_WORDS)
 
 
 def _with_step(said: Direct, plan: Plan, graph: GraphAnswer, listed: tuple[FactView, ...]) -> Direct:

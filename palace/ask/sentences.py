@@ -164,7 +164,7 @@ def _label_line(text: str, plain: str, start: int, end: int) -> bool:
     title what follows and state nothing ("## Session 3 — 9:05 pm on 21 March, 2023",
     "--- Monday, 8 May 2023 ---"): never an answer."""
     line = text.rfind("\n", 0, start) + 1
-    if not text[line:start].strip() and text[line:end].lstrip().startswith("#"):
+    if not text[line:start].strip(" \t#>*-") and text[line:end].lstrip(" \t>").startswith("#"):
         return True
     sentence = plain[start:end]
     words = {w.strip(".,:;!?").lower() for w in sentence.split()}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from palace.errors import UsageError
 from palace.store.entities import find_entities
@@ -89,6 +89,8 @@ def facts(
         # statement of the same value covers the day too, that one says it
         dated = {(v.subject, v.predicate, v.object.casefold()) for v in views if v.valid_from}
         views = tuple(v for v in views if v.valid_from or (v.subject, v.predicate, v.object.casefold()) not in dated)
+    if not history:
+        views = restatements(views, registry)
     pending = count_facts(conn, FactFilter(entity_ids=ids, value=value, predicate=predicate,
                                            typed_only=True, wing=wing, candidates=True), registry)
     planned: tuple[FactView, ...] = ()
@@ -99,3 +101,37 @@ def facts(
                         if v.confirmed_by is None)
     return FactsResult(about, predicate, as_of.isoformat() if as_of else None, known_at, history, views, pending,
                        planned)
+
+
+def restatements(views: tuple[FactView, ...], registry: dict) -> tuple[FactView, ...]:
+    """``views`` with each restated state shown once (issue 22, item 6): live views of a
+    state with the same subject, predicate, value (case folded) and end — "Dana Lee works
+    at Initech" in January's note and again in March's — are one fact, the one begun first
+    (a dated one before an undated one), whose :attr:`FactView.restated_in` cites the
+    others (``path:line``, in the order given). Events ("joined" twice is two events),
+    candidates, plans and history rows are left as they are; the order is kept."""
+    keep: dict[tuple, int] = {}
+    cited: dict[int, list[str]] = {}
+    out: list[FactView] = []
+    for view in views:
+        spec = registry.get(view.predicate)
+        if view.state not in ("current", "ended") or (spec is not None and spec.kind == "event") or not view.object:
+            out.append(view)
+            continue
+        key = (view.subject, view.predicate, view.object.casefold(), view.valid_to)
+        if key not in keep:
+            keep[key] = len(out)
+            out.append(view)
+            continue
+        at = keep[key]
+        first = out[at]
+        if view.valid_from and (first.valid_from is None or view.valid_from < first.valid_from):
+            cited.setdefault(id(view), []).extend([_cite(first), *cited.pop(id(first), [])])
+            out[at] = view
+        else:
+            cited.setdefault(id(first), []).append(_cite(view))
+    return tuple(replace(v, restated_in=tuple(cited[id(v)])) if id(v) in cited else v for v in out)
+
+
+def _cite(view: FactView) -> str:
+    return f"{view.path}:{view.line}" if view.line else view.path

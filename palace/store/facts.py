@@ -60,6 +60,9 @@ class FactView:
     plan: str = ""
     #: the live fact that confirms a plan (None: not confirmed, or no plan)
     confirmed_by: int | None = None
+    #: other notes that state the same state again (``path:line``): ``palace facts`` shows
+    #: a restated fact once, citing them (:func:`palace.graph.facts.restatements`)
+    restated_in: tuple[str, ...] = ()
 
 
 #: SQL condition of a fact read in a note with no date of its own that a dated note has
