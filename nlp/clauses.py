@@ -135,7 +135,11 @@ def mood(verb: "Token") -> str:
         return "not a statement"
     if verb.tag_ == "VBG" and not any(c.dep_ in ("aux", "auxpass") for c in verb.children):
         # a gerund as subject or complement is an activity ("Creating a proposal doc…");
-        # a participle modifying a name is a statement ("Marcus Webb, now living in Lisbon")
+        # a participle modifying a name is a statement ("Marcus Webb, now living in Lisbon"),
+        # and so is one that carries a past narrative on (:func:`narrative_gerund`)
+        narrated = narrative_gerund(verb)
+        if narrated is not None:
+            return "fact" if mood(narrated) in ("fact", "ending") else "not a statement"
         if verb.dep_ in ("csubj", "csubjpass", "pcomp", "xcomp", "ROOT", "advcl"):
             return "not a statement"
     if verb.dep_ in ("conj", "ccomp", "advcl", "relcl") and head.pos_ in ("VERB", "AUX") and head.i != verb.i:
@@ -143,6 +147,31 @@ def mood(verb: "Token") -> str:
         if outer not in ("fact", "ending", "not a statement") and (verb.dep_ == "conj" or outer in ("hedged", "conditional")):
             return outer
     return "ending" if ending else "fact"
+
+
+#: Prepositions whose gerund is a step of a narrative: "before moving to X", "after leaving X".
+NARRATIVE_PREPS = frozenset({"before", "after", "upon", "on"})
+
+
+def narrative_gerund(verb: "Token") -> "Token | None":
+    """The finite past-tense verb a gerund carries on, when it does: a participle clause
+    ("He returned to Spain, signing a two-year deal at Albacete") or a gerund after
+    "before"/"after" ("played for Auxerre before moving to Triestina in 2007") hung on a
+    verb in the simple past; the gerund is then a statement with that verb's subject and
+    mood. None otherwise ("Creating a proposal doc…", "for leading the team")."""
+    if verb.tag_ != "VBG":
+        return None
+    head = verb.head
+    if verb.dep_ == "pcomp" and head.lower_ in NARRATIVE_PREPS and head.dep_ == "prep":
+        head = head.head
+    elif verb.dep_ != "advcl" or child_of(verb, "mark") is not None:
+        return None
+    if head.i == verb.i or head.pos_ not in ("VERB", "AUX"):
+        return None
+    if head.tag_ == "VBG":  # "…, playing forty games before joining X": the narrative two steps up
+        return narrative_gerund(head)
+    past = head.tag_ == "VBD" or any(c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in head.children)
+    return head if past else None
 
 
 def apart(verb: "Token", head: "Token") -> bool:
@@ -206,6 +235,10 @@ def subject_token(verb: "Token") -> "Token | None":
             continue
         if verb.dep_ in ("xcomp", "advcl", "acomp") and verb.head.pos_ in ("VERB", "AUX"):
             verb = verb.head
+            seen += 1
+            continue
+        if verb.dep_ == "pcomp" and narrative_gerund(verb) is not None:  # "…before moving to X"
+            verb = narrative_gerund(verb)
             seen += 1
             continue
         if verb.dep_ in ("acl", "relcl") and verb.head.pos_ in ("PROPN", "NOUN"):  # "Marcus Webb, living in…"
@@ -341,15 +374,44 @@ def clause_span(verb: "Token") -> tuple[int, int]:
     return min(t.idx for t in tokens), max(t.idx + len(t.text) for t in tokens)
 
 
+def _bracketed(token: "Token") -> bool:
+    """Whether ``token`` stands inside round brackets ("Helene Schröder (1868-1900)"), within four words."""
+    doc = token.doc
+    for i in range(token.i - 1, max(-1, token.i - 5), -1):
+        if doc[i].text == ")":
+            return False
+        if doc[i].text == "(":
+            return True
+    return False
+
+
+#: Nouns a date modifies that still date the clause: "in the 2012–13 season", "the 2004 campaign".
+PERIOD_NOUNS = frozenset({"season", "seasons", "campaign", "term", "tenure", "spell"})
+
+
 def dating_tokens(verb: "Token") -> list["Token"]:
     """The clause's words that may date it: not a date that modifies a noun ("the 2025
-    hiring plan", "Q3 roadmap") — that one names a thing."""
+    hiring plan", "Q3 roadmap") — that one names a thing — unless the noun is a period
+    (:data:`PERIOD_NOUNS`: "the 2014–15 season")."""
     tokens = clause_tokens(verb)
     if verb.dep_ == "xcomp" and verb.head.i != verb.i:  # "On 3 April she started taking…": the governing verb's date
         own = {t.i for t in tokens}
         tokens = tokens + [t for t in clause_tokens(verb.head) if t.i not in own]
+    elif not any(t.ent_type_ == "DATE" and (t.is_digit or t.tag_ == "NNP") for t in tokens) \
+            and verb.dep_ == "advcl" and narrative_gerund(verb) is not None:
+        # "On 8 July 2010 he returned to Spain, signing for Albacete": the narrative's date
+        # (not for "after graduating", "before moving": another time than the main clause's)
+        own = {t.i for t in tokens}
+        tokens = tokens + [t for t in clause_tokens(narrative_gerund(verb)) if t.i not in own]
+    elif verb.dep_ == "conj" and verb.head.i < verb.i and not any(t.ent_type_ == "DATE" and not _bracketed(t)
+                                                                  for t in tokens):
+        # "In 1897 the colony was founded and Modersohn married Helene": a date fronted
+        # before the first clause's verb dates the clauses joined to it
+        fronted = [c for c in verb.head.lefts if c.dep_ in ("prep", "npadvmod") and c.i < verb.head.i]
+        tokens = tokens + [t for c in fronted for t in c.subtree]
     return [t for t in tokens
-            if not (t.dep_ in ("compound", "nummod", "amod", "nmod", "poss") and t.head.pos_ in ("NOUN", "PROPN"))]
+            if not (t.dep_ in ("compound", "nummod", "amod", "nmod", "poss") and t.head.pos_ in ("NOUN", "PROPN")
+                    and t.head.lemma_.casefold() not in PERIOD_NOUNS)]
 
 
 def plain_title(token: "Token") -> str:

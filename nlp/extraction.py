@@ -221,6 +221,9 @@ class Extraction:
             if following:
                 later = self._shifted(relation, following[0])
                 end = later.end if later.start >= day.start else None
+            elif relation.rule.startswith("list-") and self.text[:chosen.start].rstrip().endswith("(") \
+                    and self.text[chosen.end:].lstrip().startswith(")"):
+                end = day.end  # "- Eino Nuutinen (1950)": a holder of that year, that year only
         return ValidTime(start, end, day.granularity, source)
 
     def _section_date(self, position: int) -> dt.date | None:

@@ -103,6 +103,24 @@ def _label_above(text: str, at: int) -> str | None:
     return None
 
 
+def opens_with_item(text: str) -> bool:
+    """Whether a drawer's ``text`` opens with a list item (it may continue a list an
+    earlier drawer labelled: :func:`continued_label`)."""
+    first = next((line for line in text.split("\n") if line.strip()), "")
+    return bool(_LIST_ITEM.match(first))
+
+
+def continued_label(previous: list[str], text: str) -> str:
+    """The label of the list a drawer ``text`` continues when it opens with a list item
+    whose label ("Managers.", "## Chief executives") sits in an earlier drawer of the
+    same note (``previous``: their texts, in order); "" when it opens with anything else
+    or no label is found within the last four drawers."""
+    if not previous or not opens_with_item(text):
+        return ""
+    joined = "\n".join(previous[-4:]) + "\n"
+    return _label_above(joined, len(joined)) or ""
+
+
 #: List entries that name no holder ("1724–1728: Vacant").
 _NO_HOLDER = frozenset({"vacant", "none", "unknown", "tbd", "tba", "various", "n/a", "abolished", "position abolished",
                         "office abolished", "post abolished", "interregnum", "acting", "see above"})
@@ -268,9 +286,14 @@ class LineReader:
             return []
         out: list[Relation] = []
         for m in _LIST_ITEM.finditer(text):
-            heading = _label_above(text, m.start()) or context.heading
-            heading = " ".join(MARKUP.sub("", heading or "").split()).strip(" :.")
-            readings = self._holder_readings(heading, topic) if heading else []
+            above = _label_above(text, m.start())
+            readings = []
+            # the label in this drawer, else that of the list an earlier drawer opened, else the heading
+            for heading in ([above] if above else [context.list_label, context.heading]):
+                heading = " ".join(MARKUP.sub("", heading or "").split()).strip(" :.")
+                readings = self._holder_readings(heading, topic) if heading else []
+                if readings:
+                    break
             if not readings:
                 continue
             item = m.group("item")

@@ -27,6 +27,7 @@ from palace.nlp.rules import (
     TITLE_DROP,
 )
 from palace.nlp.sentence import Referent, Relation, Sentence
+from palace.nlp.types import CLUB_DESCRIPTORS, COACH_TITLES, about_sport
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -340,6 +341,32 @@ class NounReading:
         return token.lower_ in words or pair in words or token.lower_ in head_titles or pair in head_titles \
             or token.lower_.rstrip("s") in ("chairman", "chairwoman", "chairperson")
 
+    @staticmethod
+    def _club_name(index: int, sentence: Sentence) -> int:
+        """The club a mention names past its descriptor: "Palermo" of "Serie A club
+        Palermo" (:data:`CLUB_DESCRIPTORS`); the mention itself when it holds none."""
+        mention = sentence.mentions[index]
+        words = mention.name.split()
+        cut = max((i for i, w in enumerate(words[:-1]) if w.casefold() in CLUB_DESCRIPTORS), default=None)
+        if cut is None:
+            return index
+        tokens = [t for t in sentence.doc if mention.start <= sentence.offset + t.idx < mention.end]
+        first = next((t for t in tokens if t.text == words[cut + 1]), None)
+        if first is None:
+            return index
+        found = sentence._add_mention(first.i, tokens[-1].i, "ORG", name=" ".join(words[cut + 1:]))
+        return index if found is None else found
+
+    @staticmethod
+    def _coach_title(token: "Token", mods: list, sentence: Sentence) -> bool:
+        """Whether a title phrase names a club's coach: "coach", "head coach", "trainer",
+        "manager" or "boss" in a drawer about sport (:func:`about_sport`)."""
+        words = " ".join(m.lower_ for m in mods if m.lower_ in ("head", "caretaker", "interim"))
+        title = f"{words} {token.lower_}".strip()
+        if title not in COACH_TITLES:
+            return False
+        return about_sport(sentence.context.text or sentence.doc.text)  # not "agile coach at Atlassian"
+
     def _title_facts(self, pattern: Pattern, token: "Token", sentence: Sentence, subject: Referent, verb,
                      *, ending: bool = False, value: str | None = None,
                      clause: tuple[int, int] | None = None) -> list[Relation]:
@@ -407,11 +434,23 @@ class NounReading:
                     thing = sentence._add_mention(first, last, "ORG")
                 if thing is not None:
                     led.append(thing)
+        coached: list[int] = []
+        if self._coach_title(token, mods, sentence):
+            # "coach of Reggina", "manager of Napoli" in a drawer about sport, "the Inter manager":
+            # the club is coached (one club at a time), not led or worked at
+            coached = [self._club_name(t, sentence) for t in (*employers, *led)]
+            employers, led = [], []
+            for mod in mods:
+                if mod.dep_ == "compound" and sentence.is_name_word(mod):
+                    club = self._thing(mod, sentence, "ORG")
+                    if club is not None and sentence.mentions[club].label not in ("NORP",):
+                        coached.append(club)
+                        title = token.text if not [m for m in mods if m is not mod] else title
         out = [self._relation(pattern, sentence, subject, None, title, verb, ending=ending, predicate="role",
                               kind="state", clause=clause)]
         groups = [t for t in employers if set(sentence.mentions[t].name.casefold().split()) & (TEAM_WORDS | GROUP_NOUNS)]
         employers = [t for t in employers if t not in groups]  # "treasurer of the Running Club": a member
-        for predicate, things in (("works_at", employers), ("member_of", groups), ("leads", led)):
+        for predicate, things in (("works_at", employers), ("member_of", groups), ("leads", led), ("coaches", coached)):
             for thing in dict.fromkeys(things):
                 if subject.index is None or thing != subject.index:
                     out.append(self._relation(pattern, sentence, subject, thing, None, verb, ending=ending,

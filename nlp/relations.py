@@ -57,6 +57,7 @@ from palace.nlp.clauses import (
     is_past,
     logical_role,
     mood,
+    narrative_gerund,
     names_something,
     noun_phrase,
     particle_of,
@@ -65,6 +66,7 @@ from palace.nlp.clauses import (
 )
 from palace.nlp.nouns import NounReading, clock_word
 from palace.nlp.rules import (
+    CLUB_THROUGH,
     FIRST_PERSON,
     GROUP_NOUNS,
     GROUP_PRONOUNS,
@@ -88,7 +90,15 @@ from palace.nlp.sentence import (
     Sentence,
 )
 from palace.nlp.confidence import doubt, score, type_doubt, vague_name
-from palace.nlp.types import construction_type, shape_type, vote as vote_type
+from palace.nlp.types import (
+    CLUB_DESCRIPTORS,
+    OBJECT_KINDS,
+    about_sport,
+    construction_type,
+    is_club,
+    shape_type,
+    vote as vote_type,
+)
 
 #: A subject more than this many chars from its verb is "far" (another clause).
 FAR_CHARS = 100
@@ -114,6 +124,10 @@ _GROUP_OBJECTS = frozenset({"plays_for", "member_of", "works_at", "coaches"})
 CONSENT_VERBS = frozenset({"agree", "conclude"})
 #: Events one person does; "we decided/approved/created" is the group's act, not the speaker's.
 _PERSONAL_EVENTS = frozenset({"joined", "left", "moved_to"})
+
+
+#: A player's contract, signed: no approval ("signing a two-year deal at Albacete").
+_CONTRACT = re.compile(r"\b(?:contract|deal|extension|agreement|loan)\b")
 
 
 #: Participles the small model tags as adjectives after "be" that still carry a
@@ -310,6 +324,11 @@ class RelationReader(NounReading):
             key = (rel.predicate, self._name(rel.subject, rel.subject_name), rel.subject_name,
                    self._name(rel.object, None), (rel.value or "").casefold(), rel.ending, rel.planned)
             unique.setdefault(key, rel)
+        # a club's player is no employee nor member of it: "joined Alicante CF" plays for it
+        clubs = {(key[1], key[3]) for key in unique if key[0] == "plays_for"}
+        unique = {key: rel for key, rel in unique.items()
+                  if not (key[0] in ("works_at", "member_of") and (key[1], key[3]) in clubs)
+                  and not (clubs and key[0] == "approved" and _CONTRACT.search(key[4]))}  # "signed a deal"
         # a state the same sentence ends is no start ("Ruth's Warfarin was discontinued")
         ended = {key[:5] for key in unique if key[5]}
         return [rel for key, rel in unique.items() if key[5] or key[:5] not in ended]
@@ -487,11 +506,20 @@ class RelationReader(NounReading):
             found = logical_role(verb, "nsubj")
             return [found] if found is not None else prep_objects(verb, pattern.preps)
         if mode == "prep":
+            if pattern.nouns:  # "moved its headquarters to Y": the verb's object must be one of them
+                held = logical_role(verb, "dobj")
+                if held is None or (held.lemma_.casefold() not in pattern.nouns and held.lower_ not in pattern.nouns):
+                    return []
+            through = [o for noun in self._through(verb, pattern.through) for o in prep_objects(noun, pattern.preps)]
+            if through or pattern.through_only:  # "took charge of X"; "remained at the Met" is in charge of nothing
+                return through
             found = prep_objects(verb, pattern.preps)
             if not found and (pattern.old == "dobj" or pattern.value) and child_of(verb, "dobj") is not None:
                 # the parser hangs the phrase on the object: "replaced Airflow with Dagster",
                 # "upgraded all 300 seats to the Premium tier"
                 found = prep_objects(child_of(verb, "dobj"), pattern.preps)
+            if not found and pattern.club:  # "signed a deal with X", "spent a season on loan at X"
+                found = [o for noun in self._through(verb, CLUB_THROUGH) for o in prep_objects(noun, pattern.preps)]
             return found
         if mode == "dobj-or-prep":
             found = logical_role(verb, "dobj")
@@ -521,6 +549,18 @@ class RelationReader(NounReading):
             return [found]
         return []
 
+    @staticmethod
+    def _through(verb: "Token", nouns) -> list["Token"]:
+        """The ``nouns`` (:data:`CLUB_THROUGH`, a pattern's ``through``) a clause's object
+        hangs on: the verb's object ("signed a contract with", "took charge of") or the
+        object of its preposition ("on loan at", "was in charge of")."""
+        out = []
+        for child in verb.children:
+            found = [child] if child.dep_ in ("dobj", "npadvmod") else (
+                [c for c in child.children if c.dep_ == "pobj"] if child.dep_ == "prep" else [])
+            out.extend(n for n in found if n.lemma_.casefold() in nouns or n.lower_ in nouns)
+        return out
+
     def _object(self, pattern: Pattern, verb: "Token", obj: "Token", sentence: Sentence
                 ) -> tuple[int | None, str | None, int | None, str | None]:
         """``(object mention, value, subject hint, rejection reason)`` of one object token."""
@@ -533,6 +573,17 @@ class RelationReader(NounReading):
                 value = noun_phrase(obj, drop=TITLE_DROP)  # "employed … as an actuary"
             return None, value, hint, None if value else f"object not a {pattern.value}"
         obj = unwrap(obj)
+        if pattern.sport and not about_sport(sentence.context.text or sentence.doc.text):
+            return None, None, None, "not about sport"
+        described = False
+        if pattern.club and obj.lemma_.casefold() in CLUB_DESCRIPTORS:
+            # "moved to the Italian Serie B club U.S. Triestina Calcio", "to another team in
+            # the third tier, SD Ponferradina": the name in apposition to the descriptor
+            near = [*obj.subtree, *(t for t in obj.doc[obj.i + 1:obj.i + 9] if verb in t.ancestors)]
+            named = next((t for t in near if t.dep_ == "appos" and sentence.is_name_word(t)), None)
+            if named is None:
+                return None, None, None, "not a club"
+            obj, described = named, True
         if obj.ent_type_ in NOT_THINGS and sentence.mention_of(obj) is None:
             if self.rules.is_value_word(obj.text):  # "Metoprolol", "Premium": a value another rule reads
                 return None, None, None, "object not a thing but a value"
@@ -568,6 +619,16 @@ class RelationReader(NounReading):
                 return None, None, None, "object names nothing in particular"
             return None, value, None, None
         found_label = sentence.mentions[mention].label
+        if pattern.club:  # a club by its words or descriptor, in a drawer about sport ("CD Projekt" is none)
+            if not described and not is_club(sentence.mentions[mention].name, sentence.context.text):
+                return None, None, None, "not a club"
+            if not about_sport(sentence.context.text or sentence.doc.text):
+                return None, None, None, "not about sport"
+            return mention, None, None, None
+        if pattern.object_kind:  # "SoFi Stadium", "Liga II": the name's words tell, not the label
+            if not OBJECT_KINDS[pattern.object_kind](sentence.mentions[mention].name, sentence.context.text):
+                return None, None, None, f"not a {pattern.object_kind}"
+            return mention, None, None, None
         if pattern.object == "prep" and obj.head.lower_ != "from":
             # "moved from Oslo to Bergen": the place left tells what kind the new one is,
             # whatever the recogniser made of it
@@ -590,9 +651,14 @@ class RelationReader(NounReading):
         return mention, None, None, None
 
     def _apply(self, pattern: Pattern, verb: "Token", sentence: Sentence, *, ending: bool = False) -> list[Relation]:
+        if pattern.predicate == "approved" and (narrative_gerund(verb) is not None or (
+                verb.lemma_.casefold() == "sign"
+                and any(t.lemma_.casefold() in ("contract", "deal", "extension", "loan") for t in verb.subtree))):
+            return []  # "signed Gerrit Cole to a nine-year contract", "…, signing her paintings": no approval
         objects = self._objects(pattern, verb)
         if not objects:
-            if pattern.optional and (pattern.ending or ending):  # "Ines retired": whatever it was ends
+            if pattern.optional and (pattern.ending or ending) and narrative_gerund(verb) is None:
+                # "Ines retired": whatever it was ends; not "…, before retiring" (from a race, a match)
                 return [self._relation(pattern, sentence, s, None, None, verb, ending=True)
                         for s in self._subjects(pattern, verb, sentence, None)]
             return []

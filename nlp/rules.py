@@ -66,6 +66,10 @@ GROUP_NOUNS = frozenset({"team", "squad", "guild", "council", "committee", "boar
                          "office", "hub", "unit", "family", "chapter", "crew", "panel", "taskforce", "band", "choir",
                          "orchestra", "caucus", "union", "society", "association", "league", "division", "branch",
                          "lab", "studio", "cabinet", "parliament", "assembly", "senate", "chamber"})
+#: Nouns a career clause reaches its club through: "signed a two-year contract with X",
+#: "spent the season on loan at X", "began his first spell at X".
+CLUB_THROUGH = frozenset({"contract", "deal", "agreement", "loan", "spell", "stint", "move", "transfer", "career",
+                          "season", "seasons", "year", "years"})
 #: Heads a quantity stands on: "5mg of Amlodipine", "a course of amoxicillin".
 QUANTITY_HEADS = frozenset({"mg", "mcg", "µg", "g", "ml", "iu", "unit", "units", "dose", "dosage", "tablet",
                             "tablets", "pill", "pills", "capsule", "capsules", "course", "shot", "shots",
@@ -141,6 +145,20 @@ class Pattern:
     subject_types: tuple[str, ...] = ()
     not_object_types: tuple[str, ...] = ()
     any_value: bool = False
+    #: the object must be a sports club (:func:`palace.nlp.types.is_club`: "Alicante CF",
+    #: "League One side Crewe Alexandra"), whatever the recogniser's label
+    club: bool = False
+    #: nouns the object's preposition may hang on instead of the verb ("took *charge* of
+    #: Torino"); a club pattern reaches through :data:`CLUB_THROUGH` by default
+    through: tuple[str, ...] = ()
+    #: the object only through those nouns, never on the verb itself ("was in charge of X")
+    through_only: bool = False
+    #: only in a drawer about sport (:func:`palace.nlp.types.about_sport`): "in charge of X"
+    #: is a coach's post there, not elsewhere
+    sport: bool = False
+    #: the object must be of this kind by its own words (:data:`palace.nlp.types.OBJECT_KINDS`:
+    #: ``venue`` "SoFi Stadium", ``league`` "Liga II"), whatever the recogniser's label
+    object_kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -207,7 +225,10 @@ class RelationRules:
                     old=entry.get("old", "prep:from"), with_prep=entry.get("with_prep"),
                     subject_types=tuple(entry.get("subject_types", ())),
                     not_object_types=tuple(entry.get("not_object_types", ())),
-                    any_value=bool(entry.get("any_value", False)),
+                    any_value=bool(entry.get("any_value", False)), club=bool(entry.get("club", False)),
+                    through=tuple(entry.get("through", ())),
+                    through_only=bool(entry.get("through_only", False)), sport=bool(entry.get("sport", False)),
+                    object_kind=entry.get("object_kind"),
                 ))
                 if entry.get("value"):
                     value_kinds.setdefault(spec.name, entry["value"])

@@ -125,6 +125,9 @@ class Context:
     topic: "Topic | None" = None
     #: the design record the note is ("PEP 572"; :mod:`palace.nlp.documents`), else ""
     document: str = ""
+    #: the label of a list that an earlier drawer opened and this one continues
+    #: ("Managers." above items cut into two drawers; :func:`palace.nlp.lines.continued_label`)
+    list_label: str = ""
 
     def speaker_at(self, position: int) -> str | None:
         for start, end, name in self.speakers:

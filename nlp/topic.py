@@ -31,6 +31,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from palace.nlp.types import CLUB_MARKS
+
 __all__ = ["Topic", "note_topic", "topic_name", "KIND_WORDS"]
 
 #: Nouns that name a kind of thing a page can be about, as "the club" names the club of
@@ -131,11 +133,13 @@ class Topic:
 
     def takes(self, pronoun: str) -> bool:
         """Whether ``pronoun`` (lower case) can stand for the topic: he/she by the page's
-        own pronoun, it and they for a thing."""
+        own pronoun (either, for a person whose opening drawer uses none: "Walter
+        Mazzarri (born 1 October 1961) is an Italian former footballer." alone), it and
+        they for a thing."""
         if pronoun in ("he", "him", "his", "himself"):
-            return self.pronoun == "he"
+            return self.pronoun == "he" or (self.person and self.pronoun is None)
         if pronoun in ("she", "her", "hers", "herself"):
-            return self.pronoun == "she"
+            return self.pronoun == "she" or (self.person and self.pronoun is None)
         if pronoun in ("it", "its", "itself"):
             return not self.person
         if pronoun in ("they", "them", "their", "theirs"):
@@ -308,15 +312,25 @@ def _name_runs(text: str) -> list[list[str]]:
     return out
 
 
+#: An opening sentence that says the topic is a team ("… are a professional American
+#: football team based in …"): its name's last word stands for it.
+_TEAM_LEAD = re.compile(r"\b(?:team|franchise|club)\b", re.I)
+
+
 def _short_forms(name: str, lead: str, body: str, person: bool) -> frozenset[str]:
     """The lower-case names that stand for the topic in this note (see the module
     docstring): for a person, the longer forms of the opening sentence, and the surname
     and first name unless another full name of the note shares them; for a thing, the
-    name without a leading "The"."""
+    name without a leading "The", and a team's last word ("Yankees", "Dream") when the
+    opening sentence calls it a team and its name holds no club letters ("KF … Korçë")."""
     forms = {fold(name)}
     words = [w for w in name.split() if fold(w) not in _GENERATIONAL]
     if not person:
-        return frozenset(forms | {fold(re.sub(r"^The\s+", "", name))})
+        forms.add(fold(re.sub(r"^The\s+", "", name)))
+        if len(words) >= 2 and _TEAM_LEAD.search(lead[:300]) and words[-1][:1].isupper() \
+                and fold(words[0]).replace(".", "") not in CLUB_MARKS and fold(words[-1]).replace(".", "") not in CLUB_MARKS:
+            forms.add(fold(words[-1]))  # "the Yankees" on the New York Yankees' page, "the Dream"
+        return frozenset(forms)
     if "," in name:  # "George Cambridge, 2nd Marquess of Cambridge", "Fulk, King of Jerusalem"
         head = name.split(",")[0].strip()
         forms.add(fold(head))

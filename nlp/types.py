@@ -27,7 +27,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-__all__ = ["NER_VOTE", "CONSTRUCTION_VOTE", "SHAPE_VOTE", "GROUP_WORDS", "vote", "construction_type", "shape_type"]
+__all__ = ["NER_VOTE", "CONSTRUCTION_VOTE", "SHAPE_VOTE", "GROUP_WORDS", "CLUB_MARKS", "CLUB_SUFFIXES",
+           "CLUB_DESCRIPTORS", "COACH_TITLES", "vote", "construction_type", "shape_type", "is_club", "about_sport", "is_venue", "is_league",
+           "OBJECT_KINDS"]
 
 #: The weight of the recogniser's label.
 NER_VOTE = 1
@@ -40,17 +42,62 @@ SHAPE_VOTE = 2
 GROUP_WORDS = frozenset({"project", "programme", "program", "initiative", "team", "squad", "taskforce",
                          "working group", "workstream", "committee", "council"})
 _LEADING = frozenset({"project", "operation", "programme", "program", "team"})
+#: Abbreviations that, first or last in a name of two words or more, make it a sports
+#: club ("Alicante CF", "CF Peralada", "C.D. Montijo", "U.S. Triestina Calcio"), dots
+#: and case folded.
+CLUB_MARKS = frozenset({"fc", "cf", "sc", "afc", "cfc", "ac", "acs", "cd", "sd", "ud", "sv", "vfb", "vfl", "sk", "if",
+                        "bk", "fk", "nk", "hnk", "kf", "ks", "us", "ss", "ssc", "asd", "rcd", "ad", "sl", "fbc", "rfc",
+                        "calcio", "athletic"})
+#: Words that, last in a name of two words or more, make it a club ("Leeds United",
+#: "Bristol Rovers"). "City", "Town" and "County" are not among them: places too.
+CLUB_SUFFIXES = frozenset({"united", "rovers", "wanderers", "athletic", "albion", "hotspur", "balompié", "calcio",
+                           "argyle", "athletics", "fc", "cf", "sc", "afc", "cfc"})
+#: Nouns that, written right before a name, say it is a club or team: "fellow league side
+#: Alicante CF", "the Italian Serie B club U.S. Triestina Calcio", "non-league outfit X".
+CLUB_DESCRIPTORS = ("side", "club", "outfit", "team", "franchise")
 #: Person-name prefixes with an inner capital ("McDonald", "DeShawn"): no product shape.
 _NAME_PREFIX = re.compile(r"^(?:Mc|Mac|O'|O’|De|Di|Da|Du|La|Le|Van|Von|St)[A-Z]")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 
 
+#: Titles of a club's coach: "coach of Reggina", "the Inter manager" (a manager in a drawer
+#: about sport; :func:`about_sport`).
+COACH_TITLES = frozenset({"coach", "head coach", "manager", "trainer", "head trainer", "caretaker manager",
+                          "interim manager", "interim coach", "caretaker", "boss"})
+_SPORT = re.compile(r"\b(?:football(?:er)?|soccer|basketball|baseball|hockey|rugby|cricket|league|serie [a-d]|"
+                    r"la liga|bundesliga|ligue 1|eredivisie|coach(?:ing|ed|es)?|seasons?|relegat\w+|promot(?:ion|ed) to|club|loan|"
+                    r"appearances|goals|caps|squad|striker|midfielder|defender|goalkeeper|scored|debut|cup)\b",
+                    re.IGNORECASE)
+
+
+def about_sport(text: str) -> bool:
+    """Whether a drawer's ``text`` is about a sport: two words of a game, a league, a
+    season, a coach, a club, a loan, goals or a relegation."""
+    return len(_SPORT.findall(text)) >= 2
+
+
+def is_club(name: str, text: str = "") -> bool:
+    """Whether ``name`` is a sports club by its own words (a club abbreviation first or
+    last, :data:`CLUB_MARKS`; a club word last, :data:`CLUB_SUFFIXES`) or by ``text``
+    writing a descriptor noun right before it ("League One side Crewe Alexandra", "his
+    hometown club C.D. Montijo"; :data:`CLUB_DESCRIPTORS`)."""
+    words = [w.replace(".", "").casefold() for w in name.split()]
+    if len(words) >= 2 and (words[0] in CLUB_MARKS or words[-1] in CLUB_MARKS or words[-1] in CLUB_SUFFIXES):
+        return True
+    if not text or not name[:1].isupper():
+        return False
+    return re.search(rf"\b(?:{'|'.join(CLUB_DESCRIPTORS)})[ \t]+{re.escape(name)}(?![\w-])", text) is not None
+
+
 def construction_type(name: str, text: str = "") -> str | None:
-    """``ORG`` when the name's words or ``text`` around it fix it as a project or team:
-    "Project Osprey", "Osprey project", "Kestrel Team", or "the Heron project" /
-    "the Kestrel team" written in ``text``; else None."""
+    """``ORG`` when the name's words or ``text`` around it fix it as a project, a team
+    or a club: "Project Osprey", "Osprey project", "Kestrel Team", "the Heron project" /
+    "the Kestrel team" written in ``text``, a club (:func:`is_club`: "Alicante CF",
+    "fellow league side Crewe Alexandra"); else None."""
     words = name.split()
     if len(words) >= 2 and (words[0].casefold() in _LEADING or words[-1].casefold() in GROUP_WORDS):
+        return "ORG"
+    if is_club(name, text):
         return "ORG"
     if text and re.search(rf"\b(?:the|our|their|its|his|her) {re.escape(name)}\s+(?:{'|'.join(sorted(GROUP_WORDS))})\b",
                           text, re.IGNORECASE):
@@ -88,3 +135,42 @@ def vote(name: str, ner_label: str | None, text: str = "") -> str | None:
     if ner_label and votes[ner_label] == best:
         return ner_label
     return next(label for label, count in votes.items() if count == best)
+
+
+#: Words that, last in a name, make it a sports venue ("SoFi Stadium", "Hilltop Park",
+#: "Gateway Center Arena"); first in a name, its Romance forms ("Estadio El Toralín").
+VENUE_LAST = frozenset({"stadium", "arena", "park", "field", "ground", "grounds", "coliseum", "colosseum", "center",
+                        "centre", "garden", "gardens", "bowl", "dome", "pavilion", "stadion", "oval", "velodrome",
+                        "ballpark", "fieldhouse", "forum", "speedway", "sportpark"})
+VENUE_FIRST = frozenset({"estadio", "estádio", "stadio", "stade", "stadion", "campo", "parc", "arena"})
+#: Words of a league's name ("Liga II", "the Premier League", "Regionalliga West") and the
+#: leagues known by their letters.
+LEAGUE_WORDS = frozenset({"league", "liga", "division", "serie", "conference", "bundesliga", "premiership",
+                          "championship", "ligue", "eredivisie", "primera", "segunda", "regionalliga", "oberliga",
+                          "veikkausliiga", "allsvenskan", "superettan", "eliteserien", "ekstraklasa", "superliga",
+                          "divisione", "lega", "süper", "prva", "druga", "nationalliga"})
+LEAGUE_ACRONYMS = frozenset({"nba", "nfl", "nhl", "mlb", "wnba", "mls", "usl", "afl", "cfl", "aba", "khl", "nwsl",
+                             "efl", "spl", "npsl", "nasl", "whl", "ohl", "ahl", "echl", "ncaa"})
+
+
+def is_venue(name: str, text: str = "") -> bool:
+    """Whether ``name`` names a sports venue by its words (:data:`VENUE_LAST`,
+    :data:`VENUE_FIRST`): "SoFi Stadium", "Polo Grounds", "Estadio Carlos Belmonte"."""
+    words = [w.casefold().strip(".,") for w in name.split()]
+    return len(words) >= 2 and (words[-1] in VENUE_LAST or words[0] in VENUE_FIRST)
+
+
+def is_league(name: str, text: str = "") -> bool:
+    """Whether ``name`` names a sports league or division by its words
+    (:data:`LEAGUE_WORDS`: "Liga II", "the Premier League", "Regionalliga West",
+    "2. Bundesliga") or its letters (:data:`LEAGUE_ACRONYMS`: "NFL")."""
+    words = [w.casefold().strip(".,()") for w in name.split()]
+    if len(words) == 1:
+        return words[0] in LEAGUE_ACRONYMS or words[0] in ("bundesliga", "eredivisie", "veikkausliiga", "allsvenskan",
+                                                           "superettan", "eliteserien", "ekstraklasa", "regionalliga")
+    return any(w in LEAGUE_WORDS or w.endswith("liga") for w in words) or words[0] in LEAGUE_ACRONYMS
+
+
+#: The kinds of object a pattern may require (``object_kind`` in the registry), each
+#: told by the name's own words whatever the recogniser's label.
+OBJECT_KINDS = {"club": is_club, "venue": is_venue, "league": is_league}

@@ -226,6 +226,7 @@ class _Reading:
         from palace.nlp.chats import chat_days
         from palace.nlp.chunking import chunk_markdown
         from palace.nlp.dates import first_dated_heading
+        from palace.nlp.lines import continued_label
 
         # drawers as mining cuts them would need the embedder's tokenizer; a word count
         # is close enough for reading facts (a drawer only bounds pronoun look-back)
@@ -241,8 +242,9 @@ class _Reading:
             return next((d for d in (first_dated_heading(f"# {h}") for h in reversed(chunk.heading_path)) if d),
                         self.when.start)
 
-        items = [(c.text, day_of(c), replace(context, heading=c.heading_path[-1] if c.heading_path else ""))
-                 for c in chunks]
+        items = [(c.text, day_of(c), replace(context, heading=c.heading_path[-1] if c.heading_path else "",
+                                             list_label=continued_label([p.text for p in chunks[:n]], c.text)))
+                 for n, c in enumerate(chunks)]
         for chunk, found in zip(chunks, extractor.extract_many(items)):
             for mention in found.entities:
                 self.entities.setdefault((mention.name, mention.label), None)

@@ -18,6 +18,7 @@ from palace.mine.reading import Note, content_hash
 from palace.nlp.chats import chat_days
 from palace.nlp.chunking import Chunk, chunk_markdown
 from palace.nlp.dates import DateInterval, first_dated_heading
+from palace.nlp.lines import opens_with_item
 from palace.nlp.extraction import Extraction
 from palace.nlp.topic import Topic, note_topic
 
@@ -116,6 +117,12 @@ def prepare_note(wing: str, rel: str, note: Note, stored: dict[str, str], embedd
     topic = note_topic(note.title, chunks[0].text if chunks else "")
     if keep and opening is not None and note_topic(*opening) != topic:
         keep = set()
+    changed = False  # a drawer that continues a list is read anew after any earlier drawer changed (its label)
+    for did, chunk in zip(ids, chunks):
+        if did not in keep:
+            changed = True
+        elif changed and opens_with_item(chunk.text):
+            keep.discard(did)
     new = [i for i, did in enumerate(ids) if did not in keep]
     return PendingNote(rel, room_of(rel), note, chunks, ids, keep, new, len(note.body.split()), topic=topic)
 

@@ -58,6 +58,7 @@ from palace.mine.prepare import PendingNote, bytes_hash, drawer_date, prepare_no
 from palace.mine.reading import GitDates, Note, Unreadable, read_note
 from palace.mine.write import NoteWriter
 from palace.nlp.extraction import Extractor
+from palace.nlp.lines import continued_label
 from palace.nlp.rules import RelationRules
 from palace.nlp.sentence import Context
 from palace.store import sqlite as db
@@ -459,7 +460,9 @@ class MineRun:
                 chunk = item.chunks[index]
                 context = Context(title=item.note.title, heading=chunk.heading_path[-1] if chunk.heading_path else "",
                                   owner=self.config.owner, date_order=item.note.date_order, topic=item.topic,
-                                  document=item.note.document.name if item.note.document else "")
+                                  document=item.note.document.name if item.note.document else "",
+                                  list_label=continued_label([c.text for c in item.chunks[max(0, index - 4):index]],
+                                                             chunk.text))
                 yield chunk.text, drawer_date(item.note, chunk).start, context
 
     def _extract_note(self, item: PendingNote, results: Iterator) -> Generator[Extracted, None, bool]:
