@@ -131,10 +131,13 @@ def test_an_agents_writes_are_candidates_until_the_user_accepts(mined_sample, tm
         assert [f.object for f in palace.facts(about="Bob Okafor", predicate="role").facts] == ["engineering manager"]
         assert helen in [f.id for f in palace.facts(about="Bob Okafor", predicate="reports_to").facts]
         review = palace.pending_review()
-        assert {(f.predicate, f.object, f.evidence) for f in review.candidates} == {
-            ("observation", "prefers email over phone", "agent"), ("role", "director", "agent")}
+        # the agent's writes await review (beside the sample's own low-confidence readings:
+        # "Video lives_in Lisbon", a common noun opening its sentence)
+        by_agent = [f for f in review.candidates if f.evidence == "agent"]
+        assert {(f.predicate, f.object) for f in by_agent} == {
+            ("observation", "prefers email over phone"), ("role", "director")}
         assert [d.fact_id for d in review.proposals] == [helen]
-        palace.review(True, fact_ids=tuple(f.id for f in review.candidates))
+        palace.review(True, fact_ids=tuple(f.id for f in by_agent))
         assert [f.object for f in palace.facts(about="Bob Okafor", predicate="role").facts] == ["director"]
 
 
