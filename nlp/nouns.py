@@ -450,10 +450,28 @@ class NounReading:
                               kind="state", clause=clause)]
         groups = [t for t in employers if set(sentence.mentions[t].name.casefold().split()) & (TEAM_WORDS | GROUP_NOUNS)]
         employers = [t for t in employers if t not in groups]  # "treasurer of the Running Club": a member
-        for predicate, things in (("works_at", employers), ("member_of", groups), ("leads", led), ("coaches", coached)):
+        head = _head_predicate(full_title, token.lower_)  # "chair of the board" chairs it, "CEO of X" runs it as ceo_of
+        for predicate, things in (("works_at", employers), ("member_of", groups), (head, led), ("coaches", coached)):
             for thing in dict.fromkeys(things):
                 if subject.index is None or thing != subject.index:
                     out.append(self._relation(pattern, sentence, subject, thing, None, verb, ending=ending,
                                               predicate=predicate, rule=f"{pattern.rule}-{predicate}", kind="state",
                                               clause=clause))
         return out
+
+
+#: Titles whose holder ``chairs`` what they head, or is its chief executive (``ceo_of``);
+#: any other head title ``leads`` it ("director of", "head of", "president of").
+CHAIR_TITLES = frozenset({"chair", "chairman", "chairwoman", "chairperson", "chairs"})
+CEO_TITLES = frozenset({"ceo", "chief executive", "chief executive officer", "group chief executive"})
+
+
+def _head_predicate(title: str, word: str) -> str:
+    """The predicate a head title gives what it heads: ``chairs`` for a chair
+    ("chairman of Dunmore Steel"), ``ceo_of`` for a chief executive ("CEO of Kuda"),
+    ``leads`` for any other ("Head of Sales", "director of the museum")."""
+    if title in CHAIR_TITLES or word in CHAIR_TITLES and title.split()[0] not in ("vice", "vice-", "deputy", "co"):
+        return "chairs"
+    if title in CEO_TITLES or (word == "ceo" and title.split()[0] not in ("deputy", "vice")):
+        return "ceo_of"
+    return "leads"

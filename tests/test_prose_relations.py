@@ -226,3 +226,14 @@ def test_held_on_an_island_blocks_nothing(extractor):
 def test_a_capital_or_arena_named_in_passing_is_no_fact(extractor, text):
     facts = read(extractor, text)
     assert not [f for f in facts if f[1] in ("capital", "home_venue")]
+
+
+def test_a_chair_chairs_and_a_chief_executive_is_ceo_of_what_they_head(extractor):
+    facts = read(extractor, "Anneke de Vries is CEO of Brightwater. Vinod Kapoor chairs the audit committee. "
+                            "Sir Philip Smith was chairman of Dunmore Steel from 1978 to 1994. "
+                            "Ola Berg is head of Sales at Acme.")
+    assert ("Anneke de Vries", "ceo_of", "Brightwater", DAY.isoformat(), None) in facts
+    assert ("Vinod Kapoor", "chairs", "audit committee", DAY.isoformat(), None) in facts
+    assert ("Sir Philip Smith", "chairs", "Dunmore Steel", "1978-01-01", "1995-01-01") in facts
+    assert ("Ola Berg", "leads", "Sales", DAY.isoformat(), None) in facts  # any other head title leads
+    assert not {f for f in facts if f[1] == "leads" and f[2] in ("Brightwater", "audit committee", "Dunmore Steel")}
