@@ -361,6 +361,8 @@ class NounReading:
     def _coach_title(token: "Token", mods: list, sentence: Sentence) -> bool:
         """Whether a title phrase names a club's coach: "coach", "head coach", "trainer",
         "manager" or "boss" in a drawer about sport (:func:`about_sport`)."""
+        if any(m.pos_ != "PROPN" and m.lower_ not in ("head", "caretaker", "interim", "assistant") for m in mods):
+            return False  # "engineering manager", "product manager": a job, not a club's coach ("the Inter manager" is)
         words = " ".join(m.lower_ for m in mods if m.lower_ in ("head", "caretaker", "interim"))
         title = f"{words} {token.lower_}".strip()
         if title not in COACH_TITLES:
@@ -450,7 +452,9 @@ class NounReading:
                               kind="state", clause=clause)]
         groups = [t for t in employers if set(sentence.mentions[t].name.casefold().split()) & (TEAM_WORDS | GROUP_NOUNS)]
         employers = [t for t in employers if t not in groups]  # "treasurer of the Running Club": a member
-        head = _head_predicate(full_title, token.lower_)  # "chair of the board" chairs it, "CEO of X" runs it as ceo_of
+        before = token.doc[max(0, token.i - 2):token.i].text.casefold().replace(" ", "")
+        second = before.endswith(("vice-", "co-", "vice", "deputy"))  # "the vice-chair of …" does not chair it
+        head = "leads" if second else _head_predicate(full_title, token.lower_)  # a chair chairs, a CEO is ceo_of
         for predicate, things in (("works_at", employers), ("member_of", groups), (head, led), ("coaches", coached)):
             for thing in dict.fromkeys(things):
                 if subject.index is None or thing != subject.index:
@@ -470,8 +474,11 @@ def _head_predicate(title: str, word: str) -> str:
     """The predicate a head title gives what it heads: ``chairs`` for a chair
     ("chairman of Dunmore Steel"), ``ceo_of`` for a chief executive ("CEO of Kuda"),
     ``leads`` for any other ("Head of Sales", "director of the museum")."""
-    if title in CHAIR_TITLES or word in CHAIR_TITLES and title.split()[0] not in ("vice", "vice-", "deputy", "co"):
+    first = title.replace("-", " ").split()[0] if title.strip() else ""
+    if first in ("vice", "deputy", "co"):
+        return "leads"  # a vice-chair or a deputy CEO heads with someone else
+    if title in CHAIR_TITLES or word in CHAIR_TITLES:
         return "chairs"
-    if title in CEO_TITLES or (word == "ceo" and title.split()[0] not in ("deputy", "vice")):
+    if title in CEO_TITLES or word == "ceo":
         return "ceo_of"
     return "leads"

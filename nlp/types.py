@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-__all__ = ["NER_VOTE", "CONSTRUCTION_VOTE", "SHAPE_VOTE", "GROUP_WORDS", "CLUB_MARKS", "CLUB_SUFFIXES",
+__all__ = ["NER_VOTE", "CONSTRUCTION_VOTE", "SHAPE_VOTE", "GROUP_WORDS", "CLUB_MARKS", "SPORT_ONLY_MARKS", "CLUB_SUFFIXES",
            "CLUB_DESCRIPTORS", "COACH_TITLES", "vote", "construction_type", "shape_type", "is_club", "about_sport", "is_venue", "is_league",
            "OBJECT_KINDS"]
 
@@ -45,16 +45,18 @@ _LEADING = frozenset({"project", "operation", "programme", "program", "team"})
 #: Abbreviations that, first or last in a name of two words or more, make it a sports
 #: club ("Alicante CF", "CF Peralada", "C.D. Montijo", "U.S. Triestina Calcio"), dots
 #: and case folded.
-CLUB_MARKS = frozenset({"fc", "cf", "sc", "afc", "cfc", "ac", "acs", "cd", "sd", "ud", "sv", "vfb", "vfl", "sk", "if",
-                        "bk", "fk", "nk", "hnk", "kf", "ks", "us", "ss", "ssc", "asd", "rcd", "ad", "sl", "fbc", "rfc",
-                        "calcio", "athletic"})
+CLUB_MARKS = frozenset({"fc", "cf", "sc", "afc", "cfc", "cd", "sd", "ud", "vfb", "vfl", "bk", "fk", "nk", "hnk", "ssc",
+                        "asd", "rcd", "fbc", "calcio", "sv", "sk", "kf", "ks"})
+#: Club abbreviations that are also other words or names ("US Army", "AC Hotel", "Ad
+#: Hoc", "Athletic Brewing"): club evidence only in a drawer about sport (:func:`about_sport`).
+SPORT_ONLY_MARKS = frozenset({"ac", "acs", "us", "ss", "if", "ad", "sl", "rfc", "athletic"})
 #: Words that, last in a name of two words or more, make it a club ("Leeds United",
 #: "Bristol Rovers"). "City", "Town" and "County" are not among them: places too.
 CLUB_SUFFIXES = frozenset({"united", "rovers", "wanderers", "athletic", "albion", "hotspur", "balompié", "calcio",
                            "argyle", "athletics", "fc", "cf", "sc", "afc", "cfc"})
 #: Nouns that, written right before a name, say it is a club or team: "fellow league side
 #: Alicante CF", "the Italian Serie B club U.S. Triestina Calcio", "non-league outfit X".
-CLUB_DESCRIPTORS = ("side", "club", "outfit", "team", "franchise")
+CLUB_DESCRIPTORS = ("side", "club", "outfit", "franchise")
 #: Person-name prefixes with an inner capital ("McDonald", "DeShawn"): no product shape.
 _NAME_PREFIX = re.compile(r"^(?:Mc|Mac|O'|O’|De|Di|Da|Du|La|Le|Van|Von|St)[A-Z]")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
@@ -68,24 +70,34 @@ _SPORT = re.compile(r"\b(?:football(?:er)?|soccer|basketball|baseball|hockey|rug
                     r"la liga|bundesliga|ligue 1|eredivisie|coach(?:ing|ed|es)?|seasons?|relegat\w+|promot(?:ion|ed) to|club|loan|"
                     r"appearances|goals|caps|squad|striker|midfielder|defender|goalkeeper|scored|debut|cup)\b",
                     re.IGNORECASE)
+#: The words of :data:`_SPORT` that work notes use too ("our goals", "the holiday season",
+#: "a book club", "a loan"): they count only beside a word of a game.
+_SPORT_WEAK = frozenset({"seasons", "season", "goals", "caps", "club", "loan", "cup", "debut", "squad", "scored",
+                         "appearances", "coach", "coaching", "coached", "coaches"})
 
 
 def about_sport(text: str) -> bool:
-    """Whether a drawer's ``text`` is about a sport: two words of a game, a league, a
-    season, a coach, a club, a loan, goals or a relegation."""
-    return len(_SPORT.findall(text)) >= 2
+    """Whether a drawer's ``text`` is about a sport: two different words of a game, a
+    league, a season, a coach, a club, a loan, goals or a relegation, one of them not
+    also common in work notes (:data:`_SPORT_WEAK`: "Our goals … three goals" is no
+    game)."""
+    words = {w.casefold() for w in _SPORT.findall(text)}
+    return len(words) >= 2 and bool(words - _SPORT_WEAK)
 
 
 def is_club(name: str, text: str = "") -> bool:
     """Whether ``name`` is a sports club by its own words (a club abbreviation first or
-    last, :data:`CLUB_MARKS`; a club word last, :data:`CLUB_SUFFIXES`) or by ``text``
-    writing a descriptor noun right before it ("League One side Crewe Alexandra", "his
+    last, :data:`CLUB_MARKS`; a club word last, :data:`CLUB_SUFFIXES`) or, in a ``text``
+    about sport (:func:`about_sport`), by an abbreviation that is also a word
+    (:data:`SPORT_ONLY_MARKS`: "AC Milan") or a descriptor noun written right before it ("League One side Crewe Alexandra", "his
     hometown club C.D. Montijo"; :data:`CLUB_DESCRIPTORS`)."""
     words = [w.replace(".", "").casefold() for w in name.split()]
     if len(words) >= 2 and (words[0] in CLUB_MARKS or words[-1] in CLUB_MARKS or words[-1] in CLUB_SUFFIXES):
         return True
-    if not text or not name[:1].isupper():
-        return False
+    if not text or not name[:1].isupper() or not about_sport(text):
+        return False  # "US Army", "I told the team Marcus Webb …": no club outside a drawer about sport
+    if len(words) >= 2 and (words[0] in SPORT_ONLY_MARKS or words[-1] in SPORT_ONLY_MARKS):
+        return True
     return re.search(rf"\b(?:{'|'.join(CLUB_DESCRIPTORS)})[ \t]+{re.escape(name)}(?![\w-])", text) is not None
 
 

@@ -203,3 +203,15 @@ def test_a_teams_signings_and_a_drivers_retirement_are_no_facts(extractor):
     assert not any(p in ("approved", "owns") for _, p, *_ in facts)
     assert ("Ana Lima", "works_at", "Acme Motorsport", "2024-06-10", None) in facts
     assert not any(p == "works_at" and start is None for _, p, _, start, _ in facts)
+
+
+def test_work_notes_are_no_sport_pages(extractor):
+    """The club and coach readings stay out of ordinary notes (a fresh reader's findings)."""
+    told = read(extractor, "I told the team Marcus Webb joined Initech. Marcus Webb lives in London.")
+    assert {("Marcus Webb", "works_at", "Initech"), ("Marcus Webb", "lives_in", "London")} <= {f[:3] for f in told}
+    goals = read(extractor, "Our goals for Q3 are clear. Three goals: ship, hire, save. "
+                            "Dana Lee is the engineering manager of the Platform team at Initech.")
+    assert ("Dana Lee", "works_at", "Initech") in {f[:3] for f in goals}
+    assert not [f for f in goals if f[1] == "coaches"]
+    vice = read(extractor, "Sam Ortiz, the vice-chair of the audit committee, spoke first.")
+    assert not [f for f in vice if f[1] == "chairs"]

@@ -77,3 +77,6 @@ def test_a_fact_restated_in_a_later_note_is_one_fact_with_one_more_citation(tmp_
         out = CliRunner().invoke(app, ["facts", "--about", "Dana Lee", "--predicate", "works_at",
                                   "--palace", str(tmp_path / "palace")])
         assert "stated again in 2024-03-02.md:3" in out.output
+        # retracting the fact shown retracts its restatement too: nothing comes back in its place
+        palace.retract_fact(now.facts[0].id, reason="she left")
+        assert facts(palace.conn, palace.registry, about="Dana Lee", predicate="works_at").facts == ()

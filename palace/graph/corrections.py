@@ -49,7 +49,7 @@ from palace.store import fact_states as states
 from palace.store import sqlite as store
 from palace.store.entities import close_names, entities_with_name, entity_name, find_entities, home_wing
 from palace.store.facts import (FactFilter, FactView, candidates_of_rule, fact_views, fact_with_keys, is_live,
-                                live_mined_facts)
+                                live_mined_facts, restatement_ids)
 from palace.store.graph import NewFact, entity_id, insert_fact
 
 #: What a fact rests on: read as written (``stated``), read through a pronoun, a
@@ -199,10 +199,11 @@ def observe(conn: sqlite3.Connection, registry: dict, entity: str, text: str, *,
 def retract_fact(conn: sqlite3.Connection, registry: dict, fact_id: int, *, reason: str = "", by: str = "user",
                  pending: bool = False) -> FactDecision:
     """Retract the fact ``fact_id``: it leaves the current view (retracted now, with the
-    reason), history keeps it, the value before it comes back, and a re-mine that
-    reads it again retracts it again. A ``pending`` retraction (an agent's) changes
-    nothing until accepted (:func:`review`). Raises :class:`UsageError` for an unknown or
-    no longer live fact."""
+    reason) together with its restatements (the same state stated again in other notes,
+    shown as one fact: :func:`palace.store.facts.restatement_ids`), history keeps them,
+    the value before comes back, and a re-mine that reads it again retracts it again. A
+    ``pending`` retraction (an agent's) changes nothing until accepted (:func:`review`).
+    Raises :class:`UsageError` for an unknown or no longer live fact."""
     if by == "agent":
         check_written("the reason", reason, MAX_TEXT_CHARS)
     row = _live_fact(conn, fact_id)
@@ -210,7 +211,7 @@ def retract_fact(conn: sqlite3.Connection, registry: dict, fact_id: int, *, reas
     with store.transaction(conn):
         decision_id = _record(conn, "retract", by, row, reason, now, pending=pending)
         if not pending:
-            _apply_retraction(conn, decision_id, [fact_id], reason, registry, by)
+            _apply_retraction(conn, decision_id, [fact_id, *restatement_ids(conn, fact_id)], reason, registry, by)
     return _load(conn, decision_id)
 
 

@@ -117,7 +117,9 @@ def prepare_note(wing: str, rel: str, note: Note, stored: dict[str, str], embedd
     topic = note_topic(note.title, chunks[0].text if chunks else "")
     if keep and opening is not None and note_topic(*opening) != topic:
         keep = set()
-    changed = False  # a drawer that continues a list is read anew after any earlier drawer changed (its label)
+    # a drawer that continues a list is read anew after any earlier drawer changed (its label);
+    # a drawer gone from the note may have been anywhere before it
+    changed = bool(set(stored) - set(ids))
     for did, chunk in zip(ids, chunks):
         if did not in keep:
             changed = True

@@ -380,6 +380,19 @@ def fact_with_keys(conn: sqlite3.Connection, fact_id: int) -> sqlite3.Row | None
         (fact_id,)).fetchone()
 
 
+def restatement_ids(conn: sqlite3.Connection, fact_id: int) -> list[int]:
+    """The other live, unsuperseded facts that state the same state as ``fact_id`` again:
+    same subject, predicate, value (entity or literal, case folded) and valid end
+    (:func:`palace.graph.facts.restatements` shows them as one), in id order."""
+    return [r[0] for r in conn.execute(
+        "SELECT c.id FROM facts c LEFT JOIN entities co ON co.id = c.object_id, facts f"
+        " LEFT JOIN entities fo ON fo.id = f.object_id WHERE f.id = ? AND c.id != f.id AND c.subject_id = f.subject_id"
+        " AND c.predicate = f.predicate AND c.status = 'live' AND c.superseded_by IS NULL"
+        " AND c.valid_to IS f.valid_to"
+        " AND coalesce(co.key, lower(trim(c.object_value))) IS coalesce(fo.key, lower(trim(f.object_value)))"
+        " ORDER BY c.id", (fact_id,))]
+
+
 def is_live(conn: sqlite3.Connection, fact_id: int) -> bool:
     """Whether the fact of that id exists and is live."""
     return conn.execute("SELECT 1 FROM facts WHERE id = ? AND status = 'live'", (fact_id,)).fetchone() is not None
