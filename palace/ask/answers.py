@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from palace.errors import UsageError
 from palace.graph.facts import FactView, facts
+from palace.graph.facts import cite as _cite
 from palace.nlp.names import entity_key
 from palace.store import search
 from palace.store.entities import find_entities
@@ -135,10 +136,6 @@ def _interval(fact: FactView) -> str:
     if fact.valid_from:
         return f"since {fact.valid_from}"
     return f"until {fact.valid_to}" if fact.valid_to else "undated"
-
-
-def _cite(fact: FactView) -> str:
-    return f"{fact.path}:{fact.line}" if fact.line else fact.path
 
 
 @dataclass(frozen=True)

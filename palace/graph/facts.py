@@ -126,12 +126,13 @@ def restatements(views: tuple[FactView, ...], registry: dict) -> tuple[FactView,
         at = keep[key]
         first = out[at]
         if view.valid_from and (first.valid_from is None or view.valid_from < first.valid_from):
-            cited.setdefault(id(view), []).extend([_cite(first), *cited.pop(id(first), [])])
+            cited.setdefault(id(view), []).extend([cite(first), *cited.pop(id(first), [])])
             out[at] = view
         else:
-            cited.setdefault(id(first), []).append(_cite(view))
+            cited.setdefault(id(first), []).append(cite(view))
     return tuple(replace(v, restated_in=tuple(cited[id(v)])) if id(v) in cited else v for v in out)
 
 
-def _cite(view: FactView) -> str:
+def cite(view: FactView) -> str:
+    """``path:line`` of a fact (``path`` alone once its drawer is gone)."""
     return f"{view.path}:{view.line}" if view.line else view.path
