@@ -241,12 +241,16 @@ class Extraction:
         (an ending ends on it; an event lasts its day; a state starts on it). A drawer
         with no date of its own (``when`` None: a note dated only by its file's mtime)
         gives a fact whose sentence states no date no valid time at all (source
-        ``undated``). One rule for ``palace mine`` and ``palace extract``."""
+        ``undated``), nor one whose date is relative ("on Wednesday", "last week", "in
+        March": read against the file's mtime, a copy's or a clone's day, not the
+        note's). One rule for ``palace mine`` and ``palace extract``."""
         if relation.stated_start is not None:  # a record's status: its own day, or unknown
             day, granularity = relation.stated_start
             return ValidTime(day, None, granularity or "unknown", "document" if day else "unknown")
         if relation.quote is None:
             time = self.relation_time(relation, kind)
+            if time.source in ("clause", "sentence") and when is None and self._relative(relation):
+                return ValidTime(None, None, None, "undated")
             if time.source in ("clause", "sentence", "heading"):
                 return time
         if when is None:
@@ -254,6 +258,16 @@ class Extraction:
         if relation.ending:
             return ValidTime(None, when.start, when.granularity, "note")
         return ValidTime(when.start, when.end if kind == "event" else None, when.granularity, "note")
+
+    def _relative(self, relation: Relation) -> bool:
+        """Whether the date ``relation`` holds from is read against the note's day (its
+        interval moves with it: "Wednesday", "last week", "in March"), not written whole
+        ("in 1993", "on 4 May 2021")."""
+        chosen = self._date_mention(relation)
+        if chosen is None or self.base is None or not self.text:
+            return False
+        other = interpret_date(self.text, chosen.start, chosen.end, self.base - dt.timedelta(days=1100))
+        return other is None or (other.start, other.end) != (chosen.interval.start, chosen.interval.end)
 
     def plan_time(self, relation: Relation, kind: str, when: DateInterval | None) -> ValidTime | None:
         """The valid time of ``relation`` as a **planned** fact, or None when it is no plan.

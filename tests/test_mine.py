@@ -399,3 +399,24 @@ def test_a_step_over_named_notes_does_not_walk_the_root(tmp_path):
         run = NoWalk(palace.store, palace.config, palace.registry, MineOptions(verify=True))
         report = run.mine(notes, paths=["a.md", "b.md"])
         assert {(o.path, o.status) for o in report.outcomes} == {("a.md", "indexed"), ("b.md", "deleted")}
+
+
+def test_a_relative_date_in_a_note_dated_only_by_its_mtime_dates_no_fact(tmp_path):
+    """A copied page has its copy's mtime: "on Wednesday" read against it would start a
+    fact on the day of the copy (an encyclopedic page's "Whilst at Wednesday he was
+    loaned to Watford" began a Watford spell on the day of mining)."""
+    import os
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "page.md").write_text("# Staff\n\nOn Wednesday, Dana Lee joined Initech.\n\n"
+                                  "In March 2021, Bo Lind joined Globex.\n")
+    in_2019 = dt.datetime(2019, 6, 5, 12).timestamp()
+    os.utime(root / "page.md", (in_2019, in_2019))
+    with Palace.open(tmp_path / "palace") as palace:
+        palace.mine(root)
+        rows = {r["name"]: r for r in palace.conn.execute(
+            "SELECT e.name, f.valid_from FROM facts f JOIN entities e ON e.id = f.subject_id"
+            " WHERE f.predicate = 'works_at'")}
+    assert rows["Dana Lee"]["valid_from"] is None  # not 2019-06-05, the Wednesday of the mtime
+    assert rows["Bo Lind"]["valid_from"] == "2021-03-01"  # a date written whole stays
