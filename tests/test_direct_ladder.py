@@ -263,6 +263,93 @@ def test_names_match_whatever_their_diacritics():
 
 
 @pytest.mark.unit
+def test_a_name_is_found_by_its_surname_its_initials_or_a_stroked_letter():
+    from palace.ask.ladder import Question, fold, support
+
+    assert fold("Sokołowsko") == "sokolowsko" and fold("Søren") == "soren"
+
+    def names(text: str, name: str, title: str = "") -> float:
+        question = Question(terms=(), names=((frozenset(), (fold(name),)),), window=None, type="", labels=(),
+                            until=None)
+        return support(_sentence(text, title=title), "", question).signals["names"]
+
+    assert names("Chaikov studied in Paris in the years 1910 through 1914.", "Joseph Moisevich Chaikov") == 1.0
+    assert names("On 31 May 2007 he was announced as new Sampdoria coach.", "Mr Mazzarri", "Walter Mazzarri") == 0.5
+    assert names("John Swinney was elected leader in 2000.", "SNP", "Scottish National Party") == 0.5
+    assert names("Prior to 1945 it was in Germany.", "Sokolowsko", "Sokołowsko") == 0.5
+    # a first name alone, or a surname written small, names nobody
+    assert names("In 2008–09, Conceição was promoted to team captain.", "Sergio Perez", "Sérgio Conceição") == 0.0
+    assert names("He joined a political party in 1989.", "Scottish National Party") == 0.0
+
+
+@pytest.mark.unit
+def test_a_nationality_in_a_question_describes_and_need_not_be_in_the_answer():
+    from palace.ask.ladder import read_question
+
+    plan = _plan_with("What routes were run by the Swiss train network?",
+                      EntityMatch("the Swiss", "Swiss", (7,), ("NORP",), "name"))
+    assert read_question(plan).names == ()
+    plan = _plan_with("Who coached Ajax?", EntityMatch("Ajax", "Ajax", (8,), ("ORG",), "name"))
+    assert [words for _, words in read_question(plan).names] == [("ajax",)]
+
+
+def _plan_with(question: str, entity: EntityMatch):
+    from palace.ask.planning import Plan
+
+    return Plan(question=question, terms=tuple(w.lower() for w in question.rstrip("?").split()[1:3]),
+                entities=(entity,))
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("question, kind", [
+    ("What was the President of Federation of the Greens from Dec 2001 to Jul 2008?", "person"),
+    ("What was the name of the head of Konrad Wolf Film University from 1969 to 1973?", "person"),
+    ("What is the name of the person who managed the team in 2018?", "person"),
+    ("What was the capital of Crimea in 1950?", "place"),
+    ("What was football team Real Madrid Baloncesto's home field from 2010 to 2011?", "place"),
+    ("What was The Exchange designed as from 1973 to 1974?", ""),
+    ("What was the official title of Arnulf from 880 to 887?", ""),
+])
+def test_what_was_the_noun_of_asks_for_that_nouns_kind(question, kind):
+    from palace.ask.sentences import answer_type
+
+    assert answer_type(question)[0] == kind
+
+
+@pytest.mark.unit
+def test_the_span_is_the_name_whose_dates_fit_the_window_in_a_list():
+    from palace.ask.ladder import Question, quote, support
+    from palace.ask.sentences import Mark
+
+    text = "Gladstone Publishing (1993–1999), Gemstone Publishing (2003-2008)"
+    marks = [Mark(0, 20, "Gladstone Publishing", "ORG", 1),
+             Mark(22, 31, "1993–1999", "DATE", 0, "1993-01-01", "2000-01-01"),
+             Mark(34, 53, "Gemstone Publishing", "ORG", 2),
+             Mark(55, 64, "2003-2008", "DATE", 0, "2003-01-01", "2009-01-01")]
+    question = Question(terms=("publish",), names=(), window=("1993-01-01", "2000-01-01"), type="org",
+                        labels=("ORG", "FAC", "GPE"), until=None)
+    said = support(_sentence(text, marks), "", question)
+    assert said.span.surface == "Gladstone Publishing"
+    assert quote(_sentence(text, marks), said.span, question) == "Gladstone Publishing (1993–1999)"
+
+
+@pytest.mark.unit
+def test_a_long_sentence_without_an_answer_span_is_quoted_from_the_date_that_fits():
+    from palace.ask.ladder import Question, quote
+    from palace.ask.sentences import Mark
+
+    text = ("Kirishi, which was occupied for two years by the troops of the army group that laid siege to the city"
+            " of Leningrad for nearly nine hundred days, was greatly damaged, and on February 1944 the"
+            " administrative center of the district was moved to the urban-type settlement of Budogoshch.")
+    at = text.index("February 1944")
+    marks = [Mark(at, at + 13, "February 1944", "DATE", 0, "1944-02-01", "1944-03-01")]
+    question = Question(terms=("capit",), names=(), window=("1944-02-01", "1963-03-01"), type="place",
+                        labels=("GPE", "LOC", "FAC"), until=None)
+    said = quote(_sentence(text, marks), None, question)
+    assert said.startswith("and on February 1944") and said.endswith("Budogoshch.")
+
+
+@pytest.mark.unit
 def test_a_sentence_that_says_the_relation_in_other_words_holds_the_term():
     from palace.ask.ladder import Question, support
 

@@ -136,7 +136,7 @@ def read_question(plan: Plan) -> Question:
     name_words = {w.lower() for e in plan.entities for w in re.findall(r"\w+", f"{e.text} {e.name}")}
     terms = tuple(dict.fromkeys(fold(stem(t)) for t in plan.terms if t not in name_words and not t.isdigit()))
     names = tuple((frozenset(e.entity_ids), tuple(dict.fromkeys(fold(w) for w in (e.text, e.name))))
-                  for e in plan.entities)
+                  for e in plan.entities if not set(e.types) <= DESCRIPTORS)
     series = {s for s, _ in plan.documents}  # "ADR" of "ADR 21" is no name of its own
     names += tuple((frozenset(), (fold(name),)) for name in unknown_names(plan, name_words | series))
     window = None
@@ -210,6 +210,42 @@ def unknown_names(plan: Plan, known: set[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+#: Labels of names that describe rather than name ("the Swiss train network", "Scottish
+#: landowner"): a question's name of only these kinds is not one a sentence must hold.
+DESCRIPTORS = frozenset({"NORP"})
+#: Words of a name that name nobody on their own: titles and honorifics ("Mr Mazzarri").
+_HONORIFICS = frozenset("mr mrs ms miss dr sir lord lady dame st saint prof professor rev jr sr".split())
+
+
+def _name_parts(words: tuple[str, ...]) -> set[str]:
+    """The word of a question's name that singles it out on its own (folded): the last
+    word of each of its forms, of four letters or more, no honorific nor question word
+    — "chaikov" of "joseph moisevich chaikov", "mazzarri" of "mr mazzarri" (a first name
+    alone, "sergio" of "sergio perez", names too many)."""
+    lasts = (re.findall(r"\w+", name)[-1:] for name in words)
+    return {w for last in lasts for w in last if len(w) >= 4 and w not in _HONORIFICS and w not in _NOT_NAMES}
+
+
+def _names_part(text: str, words: tuple[str, ...], *, capitalised: bool = True) -> bool:
+    """Whether ``text`` holds a part of the name ``words`` (:func:`_name_parts`) as a
+    whole word — written with a capital when ``capitalised`` ("Chaikov studied in Paris"
+    names Joseph Moisevich Chaikov; "a political party" names no Scottish National
+    Party)."""
+    plain = _unaccent(text)
+    for part in _name_parts(words):
+        for found in re.finditer(rf"(?<!\w){re.escape(part)}(?!\w)", plain, re.IGNORECASE):
+            if not capitalised or found.group(0)[0].isupper():
+                return True
+    return False
+
+
+def _initials_of(title: str, words: tuple[str, ...]) -> bool:
+    """Whether a name of ``words`` is the initials of ``title`` ("snp" of "Scottish
+    National Party"; "of", "the", "and", "for" skipped)."""
+    initials = "".join(w[0] for w in re.findall(r"\w+", title) if w not in ("of", "the", "and", "for", "de"))
+    return len(initials) >= 2 and any(w.isalpha() and 2 <= len(w) <= 6 and w == initials for w in words)
+
+
 def _has(text: str, word: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(word)}", text) is not None
 
@@ -228,9 +264,11 @@ def support(sentence: Sentence, passage: str, question: Question) -> Support:
         title = fold(sentence.title)
         found = 0.0
         for ids, words in question.names:
-            if any(m.entity_id in ids for m in sentence.marks) or any(_has(lowered, w) for w in words):
+            if any(m.entity_id in ids for m in sentence.marks) or any(_has(lowered, w) for w in words) \
+                    or _names_part(sentence.text, words):
                 found += 1
-            elif any(_has(title, w) for w in words):
+            elif any(_has(title, w) for w in words) or _names_part(sentence.title, words, capitalised=False) \
+                    or _initials_of(title, words):
                 found += 0.5  # the page's subject: "He was appointed …"
         for document in question.documents:
             if _carries(lowered, document) or _carries(f"{sentence.path} {title}", document):
@@ -264,12 +302,23 @@ TRANSITION = re.compile(r"\b(?:join|appoint|elect|name[ds]?\b|marri|wed\b|sign|s
                         r"|start|end(?:ed|s)?\b)")
 
 
+#: Letters NFKD does not decompose, written as the letter they carry a stroke on
+#: ("Sokołowsko" is "Sokolowsko" for matching).
+_STROKED = str.maketrans("łŁøØđĐħĦıŧŦ", "lLoOdDhHitT")
+
+
 def fold(text: str) -> str:
     """``text`` lower-cased with its diacritics removed, for matching ("Kåfjord" →
-    "kafjord", "Beránek" → "beranek"); every character keeps its place unless it
-    decomposes (NFKD), so offsets are not read from the result."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    "kafjord", "Beránek" → "beranek", "Sokołowsko" → "sokolowsko"); every character
+    keeps its place unless it decomposes (NFKD), so offsets are not read from the
+    result."""
+    return _unaccent(text).casefold()
+
+
+def _unaccent(text: str) -> str:
+    """``text`` with its diacritics removed, its case kept (see :func:`fold`)."""
+    decomposed = unicodedata.normalize("NFKD", text.translate(_STROKED))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def combine(signals: dict[str, float | None], coefficients: dict[str, float] | None = None,
@@ -391,8 +440,19 @@ def _span(sentence: Sentence, question: Question) -> Mark | None:
         return None
     anchor = _best_date(sentence, question.window)
     if anchor is not None and question.type != "date":
-        return min(found, key=lambda m: (abs(m.start - anchor.start), m.start))
+        return min(found, key=lambda m: (_gap(sentence, m, anchor), m.start))
     return found[0]
+
+
+def _gap(sentence: Sentence, mark: Mark, anchor: Mark) -> int:
+    """Characters between ``mark`` and the date ``anchor`` in ``sentence``, more when a
+    bracket closes between a date and a name after it: in "Gladstone Publishing
+    (1993–1999), Gemstone Publishing (2003–2008)" the years belong to the name before them."""
+    base = sentence.start
+    if mark.end <= anchor.start:
+        return anchor.start - mark.end
+    between = sentence.text[anchor.end - base:mark.start - base]
+    return max(mark.start - anchor.end, 0) + (40 if ")" in between else 0)
 
 
 @dataclass(frozen=True)
@@ -480,10 +540,16 @@ def quote(sentence: Sentence, span: Mark | None, question: Question) -> str:
     if span is None:
         lowered = text.lower()
         pieces = list(zip(bounds, bounds[1:]))
-        holding = [(a, b) for a, b in pieces if any(_has_term(lowered[a:b], t) for t in question.terms)]
+        anchor = _best_date(sentence, question.window)
+        at = anchor.start - base if anchor is not None else -1
+        holding = [(a, b) for a, b in pieces if any(_has_term(lowered[a:b], t) for t in question.terms)
+                   or a <= at < b]
         a, b = (holding[0][0], holding[-1][1]) if holding else (0, len(text))  # the clauses holding its terms
         if b - a < 40:
             a, b = 0, len(text)
+        if b - a > QUOTE_CHARS and 0 <= at and a < at:  # too long: from the clause of the window's date
+            a = max(x for x in bounds if x <= at)
+            b = len(text) if b - a < 40 else b
         return _clip(tidy(text[a:b]))
     lo, hi = span.start - base, span.end - base
     others = [m for m in sentence.marks if m.label in question.labels and not (span.start <= m.start < span.end)

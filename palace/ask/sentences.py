@@ -57,7 +57,7 @@ NOUN_TYPES = {
     "government": "org", "ministry": "org", "brigade": "org", "division": "org", "regiment": "org",
     "unit": "org", "station": "org", "channel": "org", "publisher": "org", "bank": "org", "group": "org", "firm": "org", "agency": "org", "network": "org", "newspaper": "org",
     "city": "place", "country": "place", "town": "place", "state": "place", "place": "place",
-    "location": "place", "venue": "place", "stadium": "place", "capital": "place", "region": "place",
+    "location": "place", "venue": "place", "stadium": "place", "arena": "place", "park": "place", "capital": "place", "region": "place",
     "person": "person", "player": "person", "coach": "person", "manager": "person", "leader": "person",
     "chairman": "person", "chair": "person", "president": "person", "owner": "person", "spouse": "person",
     "wife": "person", "husband": "person", "ceo": "person", "director": "person", "head": "person",
@@ -80,13 +80,19 @@ def answer_type(question: str) -> tuple[str, tuple[str, ...]]:
         return "person", TYPE_LABELS["person"]
     if re.search(r"^\s*(?:since )?when\b|\bwhat (?:year|date|day|month|time)\b|\bin which year\b", text):
         return "date", TYPE_LABELS["date"]
-    if re.search(r"^\s*where\b|\bin (?:what|which) (?:city|country|town|place|state)\b", text):
+    if re.search(r"^\s*where\b|\bin (?:what|which) (?:city|country|town|place|state)\b"
+                 r"|\bhome (?:field|ground|arena|park|venue|stadium)\b", text):
         return "place", TYPE_LABELS["place"]
     if re.search(r"\bhow (?:many|much)\b|\bwhat (?:amount|number|sum|percentage)\b", text):
         return "number", TYPE_LABELS["number"]
     found = re.search(r"\b(?:which|what)\s+((?:[a-z]+\s+){0,3})", text)
     if found:
         words = found.group(1).split()
+        named = re.match(r"(?:is|was|were|are) (?:the )?(?:(?:name|title) of (?:the )?)?(?:[a-z]+ ){0,2}?([a-z]+) (?:of|who|that)\b",
+                         text[found.end(0) - len(found.group(1)):])
+        if named and (NOUN_TYPES.get(named.group(1)) or NOUN_TYPES.get(named.group(1).rstrip("s"))):
+            kind = NOUN_TYPES.get(named.group(1)) or NOUN_TYPES[named.group(1).rstrip("s")]  # "what was the President of X"
+            return kind, _TYPE_OF_KIND[kind]
         if words and words[0] in _AUX_WORDS:  # "what was X called": no noun to read
             return "", ()
         for word in words:
