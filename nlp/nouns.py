@@ -413,10 +413,13 @@ class NounReading:
                 if prep.lower_ == "at" and thing is not None:
                     employers.append(thing)
                 elif prep.lower_ == "of" and named:
+                    portfolio = self.rules.values.get("portfolio_titles", frozenset())
                     if sentence.mentions[thing].label in ("GPE", "LOC") and (
                             token.lower_ in self.rules.values.get("civic_titles", frozenset())
                             or full_title in self.rules.values.get("civic_titles", frozenset())):
                         department = pobj  # "Mayor of Trondheim": the place is part of the title
+                    elif token.lower_ in portfolio or full_title in portfolio:
+                        department = pobj  # "Minister of National Defence": a portfolio, no employer
                     else:
                         (led if is_head else employers).append(thing)
                 elif prep.lower_ == "of":  # "Director of Engineering": a department, part of the title

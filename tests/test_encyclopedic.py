@@ -215,3 +215,12 @@ def test_work_notes_are_no_sport_pages(extractor):
     assert not [f for f in goals if f[1] == "coaches"]
     vice = read(extractor, "Sam Ortiz, the vice-chair of the audit committee, spoke first.")
     assert not [f for f in vice if f[1] == "chairs"]
+
+
+def test_a_ministers_portfolio_is_part_of_the_post_and_no_employer(extractor):
+    facts = read(extractor, "Lena Varga was Minister of National Defence from December 2004 to October 2006.")
+    assert ("Lena Varga", "role", "Minister of National Defence", "2004-12-01", "2006-11-01") in facts
+    assert not any(f[1] == "works_at" for f in facts)  # "National Defence" employs nobody
+    # a company's officer still works there
+    facts = read(extractor, "Bo Lind is the CFO of Globex.")
+    assert ("Bo Lind", "works_at", "Globex", "2024-06-10", None) in facts
