@@ -293,6 +293,20 @@ def test_a_nationality_in_a_question_describes_and_need_not_be_in_the_answer():
     assert [words for _, words in read_question(plan).names] == [("ajax",)]
 
 
+@pytest.mark.unit
+def test_a_known_organisation_is_not_found_by_its_last_word():
+    from palace.ask.ladder import read_question, support
+
+    plan = _plan_with("Who joined the Leadership Council in 2026?",
+                      EntityMatch("the Leadership Council", "Leadership Council", (9,), ("ORG",), "name"))
+    question = read_question(plan)
+    thanks = support(_sentence("Thanks to Lori and Walter for joining the Council call today."), "", question)
+    assert thanks.signals["names"] == 0.0 and thanks.score == 0.0
+    plan = _plan_with("Where did Ada Vance work?", EntityMatch("Ada Vance", "Ada Vance", (10,), ("PERSON",), "name"))
+    said = support(_sentence("In 1990 Vance moved to Lyon."), "", read_question(plan))
+    assert said.signals["names"] == 1.0
+
+
 def _plan_with(question: str, entity: EntityMatch):
     from palace.ask.planning import Plan
 

@@ -129,16 +129,23 @@ class Question:
     until: str | None
     documents: tuple[tuple[str, str], ...] = ()
     phrases: tuple[str, ...] = ()
+    #: per name, the words that name it on their own (:func:`name_parts`: a person's or an
+    #: unknown name's surname; none for a known organisation or place, whose last word —
+    #: "Council", "Party" — names too many); None: every name's (:func:`name_parts`)
+    parts: tuple[frozenset[str], ...] | None = None
 
 
 def read_question(plan: Plan) -> Question:
     """The :class:`Question` of ``plan``."""
     name_words = {w.lower() for e in plan.entities for w in re.findall(r"\w+", f"{e.text} {e.name}")}
     terms = tuple(dict.fromkeys(fold(stem(t)) for t in plan.terms if t not in name_words and not t.isdigit()))
-    names = tuple((frozenset(e.entity_ids), tuple(dict.fromkeys(fold(w) for w in (e.text, e.name))))
-                  for e in plan.entities if not set(e.types) <= DESCRIPTORS)
+    kept = [e for e in plan.entities if not set(e.types) <= DESCRIPTORS]
+    names = tuple((frozenset(e.entity_ids), tuple(dict.fromkeys(fold(w) for w in (e.text, e.name)))) for e in kept)
+    parts = tuple(name_parts(words) if "PERSON" in e.types else frozenset() for e, (_, words) in zip(kept, names))
     series = {s for s, _ in plan.documents}  # "ADR" of "ADR 21" is no name of its own
-    names += tuple((frozenset(), (fold(name),)) for name in unknown_names(plan, name_words | series))
+    unknown = tuple((frozenset(), (fold(name),)) for name in unknown_names(plan, name_words | series))
+    names += unknown
+    parts += tuple(name_parts(words) for _, words in unknown)
     window = None
     if plan.window is not None and plan.window_source == "question":
         window = (plan.window.start.isoformat(), plan.window.end.isoformat())
@@ -148,7 +155,7 @@ def read_question(plan: Plan) -> Question:
     until = plan.now.isoformat() if plan.bounded and plan.now else None
     inside = " ".join(w for _, words in names for w in words)
     pairs = tuple(p for p in phrases(fold(plan.question)) if p not in inside)  # "harbor budget", not "sherif ashraf"
-    return Question(terms, names, window, kind, labels, until, plan.documents, pairs)
+    return Question(terms, names, window, kind, labels, until, plan.documents, pairs, parts)
 
 
 #: Words that say the same (stems of :func:`palace.ask.planning.stem`): a sentence saying
@@ -217,22 +224,21 @@ DESCRIPTORS = frozenset({"NORP"})
 _HONORIFICS = frozenset("mr mrs ms miss dr sir lord lady dame st saint prof professor rev jr sr".split())
 
 
-def _name_parts(words: tuple[str, ...]) -> set[str]:
+def name_parts(words: tuple[str, ...]) -> frozenset[str]:
     """The word of a question's name that singles it out on its own (folded): the last
     word of each of its forms, of four letters or more, no honorific nor question word
     — "chaikov" of "joseph moisevich chaikov", "mazzarri" of "mr mazzarri" (a first name
     alone, "sergio" of "sergio perez", names too many)."""
     lasts = (re.findall(r"\w+", name)[-1:] for name in words)
-    return {w for last in lasts for w in last if len(w) >= 4 and w not in _HONORIFICS and w not in _NOT_NAMES}
+    return frozenset(w for last in lasts for w in last if len(w) >= 4 and w not in _HONORIFICS and w not in _NOT_NAMES)
 
 
-def _names_part(text: str, words: tuple[str, ...], *, capitalised: bool = True) -> bool:
-    """Whether ``text`` holds a part of the name ``words`` (:func:`_name_parts`) as a
-    whole word — written with a capital when ``capitalised`` ("Chaikov studied in Paris"
-    names Joseph Moisevich Chaikov; "a political party" names no Scottish National
-    Party)."""
+def _names_part(text: str, parts: frozenset[str], *, capitalised: bool = True) -> bool:
+    """Whether ``text`` holds one of a name's ``parts`` (:func:`name_parts`) as a whole
+    word — written with a capital when ``capitalised`` ("Chaikov studied in Paris" names
+    Joseph Moisevich Chaikov; "chaikov's" written small is a word, not him)."""
     plain = _unaccent(text)
-    for part in _name_parts(words):
+    for part in parts:
         for found in re.finditer(rf"(?<!\w){re.escape(part)}(?!\w)", plain, re.IGNORECASE):
             if not capitalised or found.group(0)[0].isupper():
                 return True
@@ -263,11 +269,12 @@ def support(sentence: Sentence, passage: str, question: Question) -> Support:
     if question.names or question.documents:
         title = fold(sentence.title)
         found = 0.0
-        for ids, words in question.names:
+        parts = question.parts if question.parts is not None else tuple(name_parts(w) for _, w in question.names)
+        for (ids, words), own in zip(question.names, parts):
             if any(m.entity_id in ids for m in sentence.marks) or any(_has(lowered, w) for w in words) \
-                    or _names_part(sentence.text, words):
+                    or _names_part(sentence.text, own):
                 found += 1
-            elif any(_has(title, w) for w in words) or _names_part(sentence.title, words, capitalised=False) \
+            elif any(_has(title, w) for w in words) or _names_part(sentence.title, own, capitalised=False) \
                     or _initials_of(title, words):
                 found += 0.5  # the page's subject: "He was appointed …"
         for document in question.documents:
