@@ -146,7 +146,8 @@ def _signals(palace, question: str, result, item: dict, half: str, now: dt.date 
     sentences = []
     for sentence, support in ladder.scored_sentences(palace.conn, plan, ranked):
         span = support.span
-        text = (f"{span.surface} — " if span else "") + f"{ladder.cite(sentence)} «{ladder.quote(sentence, span, q)}»"
+        head = f"{span.surface}{ladder.resolved(span)} — " if span else ""  # as the direct answer writes it
+        text = head + f"{ladder.cite(sentence)} «{ladder.quote(sentence, span, q)}»"
         sentences.append({"signals": support.signals, "text": text})
     graph = result.direct if result.direct.step in ("fact", "changes", "entity") or result.direct.kind == "nothing found" \
         else None

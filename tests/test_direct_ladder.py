@@ -294,6 +294,23 @@ def test_a_nationality_in_a_question_describes_and_need_not_be_in_the_answer():
 
 
 @pytest.mark.unit
+def test_a_chat_lines_sentences_are_about_who_speaks_it():
+    from palace.ask.ladder import Question, support
+    from palace.ask.sentences import Sentence, speaker_of, split
+
+    plain = "Priya: YOU DO NOT.\nDaniel: I do. Picked him up from the rescue last Saturday.\n"
+    spans = split(plain)
+    assert [speaker_of(plain, a) for a, _ in spans] == ["Priya", "Daniel", "Daniel"]
+    question = Question(terms=("adopt",), names=((frozenset(), ("daniel",)),), window=None, type="", labels=(),
+                        until=None)
+    text = plain[spans[2][0]:spans[2][1]]
+    said = Sentence("d1", 1, "conv.md", "main", 2, spans[2][0], spans[2][1], text, "", None, (), "Daniel")
+    assert support(said, "", question).signals["names"] == 1.0  # not "about someone else"
+    other = Sentence("d1", 1, "conv.md", "main", 2, spans[2][0], spans[2][1], text, "", None, (), "Priya")
+    assert support(other, "", question).score == 0.0
+
+
+@pytest.mark.unit
 def test_a_known_organisation_is_not_found_by_its_last_word():
     from palace.ask.ladder import read_question, support
 

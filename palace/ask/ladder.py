@@ -245,6 +245,15 @@ def _names_part(text: str, parts: frozenset[str], *, capitalised: bool = True) -
     return False
 
 
+def _speaks(speaker: str, words: tuple[str, ...]) -> bool:
+    """Whether ``speaker`` (a line's, :attr:`palace.ask.sentences.Sentence.speaker`) is the
+    name ``words`` or a word of it ("Daniel" speaks for "Daniel" and "Daniel Okoro"): a
+    chat line's sentences are about who says them ("Daniel: Picked him up last
+    Saturday.")."""
+    said = fold(speaker)
+    return len(said) >= 3 and any(w == said or _has(w, said) for w in words)
+
+
 def _initials_of(title: str, words: tuple[str, ...]) -> bool:
     """Whether a name of ``words`` is the initials of ``title`` ("snp" of "Scottish
     National Party"; "of", "the", "and", "for" skipped)."""
@@ -272,7 +281,7 @@ def support(sentence: Sentence, passage: str, question: Question) -> Support:
         parts = question.parts if question.parts is not None else tuple(name_parts(w) for _, w in question.names)
         for (ids, words), own in zip(question.names, parts):
             if any(m.entity_id in ids for m in sentence.marks) or any(_has(lowered, w) for w in words) \
-                    or _names_part(sentence.text, own):
+                    or _names_part(sentence.text, own) or _speaks(sentence.speaker, words):
                 found += 1
             elif any(_has(title, w) for w in words) or _names_part(sentence.title, own, capitalised=False) \
                     or _initials_of(title, words):
@@ -603,7 +612,7 @@ def sentence_or_abstain(conn, plan: Plan, ranked: list[str], no_fact: str, graph
         return Direct("not said", f"the notes do not say: {asked_words(plan)}{said_too} — the closest passage is"
                       f" {cite(pick.sentence)}", "abstain", why)
     span = pick.support.span
-    head = f"{tidy(span.surface)}{_resolved(span)} — " if span is not None else ""
+    head = f"{tidy(span.surface)}{resolved(span)} — " if span is not None else ""
     return Direct("sentence", f"{head}{cite(pick.sentence)} «{said}»", "sentence", why)
 
 
@@ -611,7 +620,7 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December")
 
 
-def _resolved(span: Mark) -> str:
+def resolved(span: Mark) -> str:
     """The day or month a date span that does not say it stands for, read against its
     drawer's date at mining (a chat line's day): " (11 August 2022)" for "Thursday" in a
     chat of Sunday 14 August 2022, " (16 January 2024)" for "January 16th"; "" for a span

@@ -127,7 +127,8 @@ class Sentence:
     it is (``path`` in ``wing``, 1-based ``line``), its ``[start, end)`` offsets into the
     drawer's text and its plain ``text`` (markup as spaces: ``text[i]`` is the drawer's
     character ``start + i``); the drawer's ``title``, own ``date`` (ISO or
-    None) and the ``marks`` (names, dates, numbers) inside the sentence."""
+    None), the ``marks`` (names, dates, numbers) inside the sentence and the ``speaker``
+    of its line ('' when none: :data:`SPEAKER`)."""
 
     drawer_id: str
     rank: int
@@ -140,6 +141,9 @@ class Sentence:
     title: str
     date: str | None
     marks: tuple[Mark, ...]
+    #: who speaks the line the sentence is on, in a chat or minutes ("Daniel" of "Daniel:
+    #: I do. Picked him up last Saturday."): the one its "I" and its verbs are about
+    speaker: str = ""
 
 
 def split(plain: str) -> list[tuple[int, int]]:
@@ -163,6 +167,18 @@ def split(plain: str) -> list[tuple[int, int]]:
             spans.append((cursor, stop))
         cursor = boundary.end() if boundary else len(plain)
     return spans
+
+
+#: A line's speaker: a capitalised name of at most four words before a colon at the line's
+#: start ("Daniel: …", "**Priya Nair**: …", "- Jack: …").
+SPEAKER = re.compile(r"[ \t>*_-]*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3})[*_]*:\s")
+
+
+def speaker_of(plain: str, start: int) -> str:
+    """The speaker of the line of ``plain`` holding offset ``start`` ('' when its line
+    opens with no name and a colon)."""
+    found = SPEAKER.match(plain, plain.rfind("\n", 0, start) + 1)
+    return found.group(1) if found else ""
 
 
 def _label_line(text: str, plain: str, start: int, end: int) -> bool:
@@ -238,7 +254,7 @@ def sentences_of(conn, ranked: list[str], *, limit: int = 80) -> list[Sentence]:
                     inside.append(Mark(number.start(), number.end(), number.group(0), "NUMBER"))
             out.append(Sentence(drawer, rank, row["path"], row["wing"], row["line_start"] + text.count("\n", 0, start),
                                 start, end, plain[start:end], row["title"] or "", date,
-                                tuple(sorted(inside, key=lambda m: m.start))))
+                                tuple(sorted(inside, key=lambda m: m.start)), speaker_of(plain, start)))
             if len(out) >= limit:
                 return out
     return out
