@@ -150,6 +150,16 @@ _WEEKDAYS = {"monday": 0, "mon": 0, "tuesday": 1, "tue": 1, "tues": 1, "wednesda
              "fri": 4, "saturday": 5, "sat": 5, "sunday": 6, "sun": 6}
 _FULL_WEEKDAYS = [k for k in _WEEKDAYS if k not in ("mon", "sat", "sun")]  # not words
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+#: Holidays on a fixed day of the year, as ``(month, day)`` ("New Year's Eve" is 31
+#: December); Thanksgiving (the fourth Thursday of November) is computed, Easter is not read.
+_HOLIDAYS = {"new year's eve": (12, 31), "new years eve": (12, 31), "new year's day": (1, 1),
+             "new years day": (1, 1), "christmas eve": (12, 24), "christmas day": (12, 25),
+             "christmas": (12, 25), "xmas": (12, 25), "boxing day": (12, 26), "halloween": (10, 31),
+             "hallowe'en": (10, 31), "valentine's day": (2, 14), "valentines day": (2, 14),
+             "st patrick's day": (3, 17), "st. patrick's day": (3, 17), "saint patrick's day": (3, 17),
+             "bonfire night": (11, 5), "guy fawkes night": (11, 5), "the fourth of july": (7, 4),
+             "fourth of july": (7, 4), "independence day": (7, 4), "thanksgiving": (11, 0),
+             "thanksgiving day": (11, 0)}
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
              "fourth": 4, "4th": 4, "final": 4, "last": 4, "latter": 2, "back": 2,
              "front": 1}
@@ -333,6 +343,26 @@ def _h_day_range(m, base, *_):
         if d1 < d2 <= 31 else None
 
 
+def is_holiday(text: str) -> bool:
+    """Whether ``text`` names a holiday of :data:`_HOLIDAYS` ("New Year's Eve", "on
+    Christmas Day 2019"): a date even where the recogniser made it an event."""
+    plain = re.sub(r"^(?:on|at|over|for|by|before|after|since)\s+", "", " ".join(text.lower().translate(_CHARS).split()))
+    return re.fullmatch(rf"(?:{_alt(_HOLIDAYS)})(?:(?:,\s*|\s+)\d{{4}})?", plain) is not None
+
+
+def _h_holiday(m, base, *_):
+    """A holiday of :data:`_HOLIDAYS`: its day in the year written, else the occurrence
+    a day written without a year would be."""
+    mo, d = _HOLIDAYS[m["hol"]]
+
+    def make(y: int) -> DateInterval:
+        if d:
+            return _day(date(y, mo, d))
+        first = date(y, 11, 1)  # Thanksgiving: the fourth Thursday of November
+        return _day(first + timedelta(days=(3 - first.weekday()) % 7 + 21))
+    return _named(_yq(m, base), make)
+
+
 def _h_month(m, base, *_):
     mo = _MONTHS[m["mon"]]
     return _named(_yq(m, base), lambda y: _month(y, mo), "alone", True)
@@ -488,6 +518,7 @@ _PATTERNS = [  # (regex matched in full on the normalised span, handler), in ord
      rf"(?:st|nd|rd|th)?\s+{_MON}(?:,?\s+{_YR})?", _h_day_range),
     (rf"{_MON}(?:,\s*|\s+|-)(?:of\s+)?{_YR}", _h_month),
     (rf"(?P<mon>{_alt(_FULL_MONTHS)})", _h_month),
+    (rf"(?P<hol>{_alt(_HOLIDAYS)})(?:(?:,\s*|\s+)(?P<y>\d{{4}}))?", _h_holiday),
     (rf"(?P<wd>{_alt(_FULL_WEEKDAYS)})", _h_weekday),
     (rf"q(?P<q>[1-4])\s*(?:of\s+)?{_FY}", _h_part),
     (rf"{_FY}\s*[-/]?\s*q(?P<q>[1-4])", _h_part),

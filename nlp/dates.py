@@ -71,6 +71,7 @@ from palace.nlp.date_grammar import (
     _parse,
     _resolve,
     _safe,
+    is_holiday,
 )
 
 __all__ = [
@@ -85,6 +86,7 @@ __all__ = [
     "date_from_filename",
     "date_from_front_matter",
     "first_dated_heading",
+    "is_holiday",
 ]
 
 

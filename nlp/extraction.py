@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, numeric_spans, year_spans
+from palace.nlp.dates import DateInterval, first_dated_heading, interpret_date, is_holiday, numeric_spans, year_spans
 from palace.nlp.documents import DOCUMENT_LABEL, canonical_name, references
 from palace.nlp.markup import normalise_entity_name, plain_text_for_ner
 from palace.nlp.names import LEGAL_SUFFIXES, EntityMention, person_name, whole_names
@@ -683,7 +683,8 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
         sent_index = segment_of.get(ent.start, 0)
         if ent.label_ in ENTITY_LABELS and any(s < ent.end_char and ent.start_char < e for s, e in numeric):
             continue
-        if ent.label_ in ENTITY_LABELS:
+        holiday = ent.label_ != "DATE" and is_holiday(ent.text)  # "On New Year's Eve": an EVENT to the recogniser
+        if ent.label_ in ENTITY_LABELS and not holiday:
             label = ent.label_
             name = normalise_entity_name(ent.text)
             if label == "PERSON":
@@ -700,7 +701,7 @@ def extraction_from_doc(doc, base: dt.date, known: frozenset[str] = frozenset(),
             if record is not None:
                 name, label = record, DOCUMENT_LABEL
             entities.append(EntityMention(ent.start_char, ent.end_char, ent.text, name, label, sent_index))
-        elif ent.label_ == "DATE":
+        elif ent.label_ == "DATE" or holiday:
             interval = interpret_date(text, ent.start_char, ent.end_char, base, date_order=date_order)
             if interval is not None:
                 dates.append(

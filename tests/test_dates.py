@@ -168,6 +168,11 @@ DOC_CASES = [
     ("before 2020", "0001-01-01", "2020-01-01", "range"),
     ("after 2021", "2022-01-01", "9999-12-31", "range"),
     ("pre-2020", "0001-01-01", "2020-01-01", "range"),
+    # holidays on a fixed day (base 2024-05-15): the occurrence a day with no year would be
+    ("New Year's Eve", "2023-12-31", "2024-01-01", "day"),
+    ("Christmas Day 2019", "2019-12-25", "2019-12-26", "day"),
+    ("on Halloween", "2024-10-31", "2024-11-01", "day"),
+    ("Thanksgiving 2023", "2023-11-23", "2023-11-24", "day"),
 ]
 
 
@@ -623,3 +628,13 @@ def test_a_dashed_year_range_runs_to_the_end_of_its_last_year(first, span, dash)
         (found,) = year_spans(f"Chair of the board {written} and after.")
         assert (found[2].start, found[2].end, found[2].granularity) == (date(first, 1, 1), date(last + 1, 1, 1), "range")
     assert year_spans("Released on 2024-05-01.") == []  # an ISO day is no range
+
+
+def test_a_holiday_the_recogniser_calls_an_event_dates_the_fact():
+    from palace.mine.extract import extract_text
+    from palace.nlp.dates import is_holiday
+
+    assert is_holiday("New Year's Eve") and is_holiday("on Christmas Day 2019") and not is_holiday("Christmas Island")
+    result = extract_text("Ana Costa joined Globex on New Year's Day.", date=date(2024, 3, 7))
+    joined = [f for f in result.facts if f.predicate == "works_at"]
+    assert [(f.object, f.valid_from) for f in joined] == [("Globex", "2024-01-01")]
