@@ -347,7 +347,7 @@ def is_holiday(text: str) -> bool:
     """Whether ``text`` names a holiday of :data:`_HOLIDAYS` ("New Year's Eve", "on
     Christmas Day 2019"): a date even where the recogniser made it an event."""
     plain = re.sub(r"^(?:on|at|over|for|by|before|after|since)\s+", "", " ".join(text.lower().translate(_CHARS).split()))
-    return re.fullmatch(rf"(?:{_alt(_HOLIDAYS)})(?:(?:,\s*|\s+)\d{{4}})?", plain) is not None
+    return re.fullmatch(rf"(?:the\s+)?(?:{_alt(_HOLIDAYS)})(?:(?:,\s*|\s+)\d{{4}})?", plain) is not None
 
 
 def _h_holiday(m, base, *_):

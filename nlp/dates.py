@@ -142,6 +142,13 @@ _NEXT_WORD_RX = re.compile(r"^[ \t]+([A-Za-z][A-Za-z'’-]*)")
 _WORD_RX = re.compile(r"[A-Za-z]+")
 
 
+#: Words that may follow a day without making it a modifier ("at Christmas we …", "on
+#: Boxing Day in 2019", "Halloween was …"), unlike a noun ("the Christmas concert").
+_AFTER_A_DAY = frozenset("""in on at of and or with when while we i you he she they it was is were are will
+would did do had has have the a an this that last next to for from after before but so because then
+until till since""".split())
+
+
 def _context_ok(text: str, start: int, end: int, res: _Result, mode: str) -> bool:
     """Reject spans whose surroundings show they are not dates (ids, units, names…)."""
     span = text[start:end].strip()
@@ -183,6 +190,8 @@ def _context_ok(text: str, start: int, end: int, res: _Result, mode: str) -> boo
                     return False  # "the lang team roadmap 2024"
     if res.lead:
         return True
+    if is_holiday(span) and next_word[:1].isalpha() and next_word.lower() not in _AFTER_A_DAY:
+        return False  # "the Christmas concert", "our Halloween party": an event named for the day
     if res.kind == "alone":
         word = _WORD_RX.findall(span)[-1]
         low = word.lower()

@@ -635,6 +635,8 @@ def test_a_holiday_the_recogniser_calls_an_event_dates_the_fact():
     from palace.nlp.dates import is_holiday
 
     assert is_holiday("New Year's Eve") and is_holiday("on Christmas Day 2019") and not is_holiday("Christmas Island")
+    assert find_date_window("What song is Ruth's solo in at the Christmas concert?", BASE) is None  # no date
+    assert find_date_window("what did we do at Christmas 2022", BASE)[0] == iv("2022-12-25", "2022-12-26", "day")
     result = extract_text("Ana Costa joined Globex on New Year's Day.", date=date(2024, 3, 7))
     joined = [f for f in result.facts if f.predicate == "works_at"]
     assert [(f.object, f.valid_from) for f in joined] == [("Globex", "2024-01-01")]
