@@ -266,8 +266,11 @@ class Extraction:
         chosen = self._date_mention(relation)
         if chosen is None or self.base is None or not self.text:
             return False
+        here = interpret_date(self.text, chosen.start, chosen.end, self.base)
+        if here is None:  # read as a year or a range of years ("1546–1553"): written whole
+            return False
         other = interpret_date(self.text, chosen.start, chosen.end, self.base - dt.timedelta(days=1100))
-        return other is None or (other.start, other.end) != (chosen.interval.start, chosen.interval.end)
+        return other is None or (other.start, other.end) != (here.start, here.end)
 
     def plan_time(self, relation: Relation, kind: str, when: DateInterval | None) -> ValidTime | None:
         """The valid time of ``relation`` as a **planned** fact, or None when it is no plan.

@@ -410,7 +410,7 @@ def test_a_relative_date_in_a_note_dated_only_by_its_mtime_dates_no_fact(tmp_pat
     root = tmp_path / "notes"
     root.mkdir()
     (root / "page.md").write_text("# Staff\n\nOn Wednesday, Dana Lee joined Initech.\n\n"
-                                  "In March 2021, Bo Lind joined Globex.\n")
+                                  "In March 2021, Bo Lind joined Globex.\n\nIn 1804, Ana Costa joined Umbrella.\n")
     in_2019 = dt.datetime(2019, 6, 5, 12).timestamp()
     os.utime(root / "page.md", (in_2019, in_2019))
     with Palace.open(tmp_path / "palace") as palace:
@@ -420,3 +420,4 @@ def test_a_relative_date_in_a_note_dated_only_by_its_mtime_dates_no_fact(tmp_pat
             " WHERE f.predicate = 'works_at'")}
     assert rows["Dana Lee"]["valid_from"] is None  # not 2019-06-05, the Wednesday of the mtime
     assert rows["Bo Lind"]["valid_from"] == "2021-03-01"  # a date written whole stays
+    assert rows["Ana Costa"]["valid_from"] == "1804-01-01"  # so does a year before 1900
