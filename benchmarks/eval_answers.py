@@ -138,6 +138,7 @@ def _signals(palace, question: str, result, item: dict, half: str, now: dt.date 
     from palace.ask import ladder
     from palace.ask.planning import plan_question
     from palace.ask.questions import load_questions
+    from palace.nlp.markup import tidy
 
     config, registry = palace.config, palace.registry
     plan = plan_question(palace.conn, question, now=now, config=config, questions=load_questions(config, registry))
@@ -146,7 +147,7 @@ def _signals(palace, question: str, result, item: dict, half: str, now: dt.date 
     sentences = []
     for sentence, support in ladder.scored_sentences(palace.conn, plan, ranked):
         span = support.span
-        head = f"{span.surface}{ladder.resolved(span)} — " if span else ""  # as the direct answer writes it
+        head = f"{tidy(span.surface)}{ladder.resolved(span)} — " if span else ""  # as the direct answer writes it
         text = head + f"{ladder.cite(sentence)} «{ladder.quote(sentence, span, q)}»"
         sentences.append({"signals": support.signals, "text": text})
     graph = result.direct if result.direct.step in ("fact", "changes", "entity") or result.direct.kind == "nothing found" \

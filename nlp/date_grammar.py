@@ -347,7 +347,7 @@ def is_holiday(text: str) -> bool:
     """Whether ``text`` names a holiday of :data:`_HOLIDAYS` ("New Year's Eve", "on
     Christmas Day 2019"): a date even where the recogniser made it an event."""
     plain = re.sub(r"^(?:on|at|over|for|by|before|after|since)\s+", "", " ".join(text.lower().translate(_CHARS).split()))
-    return re.fullmatch(rf"(?:the\s+)?(?:{_alt(_HOLIDAYS)})(?:(?:,\s*|\s+)\d{{4}})?", plain) is not None
+    return re.fullmatch(rf"(?:the\s+)?(?:{_alt(_HOLIDAYS)})(?:(?:,\s*|\s+)(?:(?:in|of)\s+)?\d{{4}})?", plain) is not None
 
 
 def _h_holiday(m, base, *_):
@@ -518,7 +518,7 @@ _PATTERNS = [  # (regex matched in full on the normalised span, handler), in ord
      rf"(?:st|nd|rd|th)?\s+{_MON}(?:,?\s+{_YR})?", _h_day_range),
     (rf"{_MON}(?:,\s*|\s+|-)(?:of\s+)?{_YR}", _h_month),
     (rf"(?P<mon>{_alt(_FULL_MONTHS)})", _h_month),
-    (rf"(?P<hol>{_alt(_HOLIDAYS)})(?:(?:,\s*|\s+)(?P<y>\d{{4}}))?", _h_holiday),
+    (rf"(?P<hol>{_alt(_HOLIDAYS)})(?:(?:,\s*|\s+)(?:(?:in|of)\s+)?(?P<y>\d{{4}}))?", _h_holiday),
     (rf"(?P<wd>{_alt(_FULL_WEEKDAYS)})", _h_weekday),
     (rf"q(?P<q>[1-4])\s*(?:of\s+)?{_FY}", _h_part),
     (rf"{_FY}\s*[-/]?\s*q(?P<q>[1-4])", _h_part),

@@ -142,8 +142,11 @@ _NEXT_WORD_RX = re.compile(r"^[ \t]+([A-Za-z][A-Za-z'’-]*)")
 _WORD_RX = re.compile(r"[A-Za-z]+")
 
 
+#: Words before a holiday written without its year that make it a day: "on New Year's
+#: Eve", "at Christmas", "over Christmas", "before Thanksgiving".
+_HOLIDAY_PREPS = frozenset("on at over by before after since until till during around from through".split())
 #: Words that may follow a day without making it a modifier ("at Christmas we …", "on
-#: Boxing Day in 2019", "Halloween was …"), unlike a noun ("the Christmas concert").
+#: Boxing Day in 2019", "Christmas was …"), unlike a noun ("the Christmas concert").
 _AFTER_A_DAY = frozenset("""in on at of and or with when while we i you he she they it was is were are will
 would did do had has have the a an this that last next to for from after before but so because then
 until till since""".split())
@@ -192,6 +195,9 @@ def _context_ok(text: str, start: int, end: int, res: _Result, mode: str) -> boo
         return True
     if is_holiday(span) and next_word[:1].isalpha() and next_word.lower() not in _AFTER_A_DAY:
         return False  # "the Christmas concert", "our Halloween party": an event named for the day
+    if is_holiday(span) and not re.search(r"\d{4}", span) and _prev_word(text, start) not in _HOLIDAY_PREPS \
+            and span.split()[0].lower() not in _HOLIDAY_PREPS:
+        return False  # "we watched Independence Day", "Halloween is a 1978 film": a title, not a day
     if res.kind == "alone":
         word = _WORD_RX.findall(span)[-1]
         low = word.lower()
@@ -261,13 +267,19 @@ _MORE_DIGITS_RX = re.compile(r"(?:[-/.]\d{1,4})+(?![\w/])")
 _DIGITS_BEFORE_RX = re.compile(r"(?<![\w.-])(?:\d{1,4}[-/.])+$")
 _MONTH_BEFORE_RX = re.compile(rf"(?<![\w])(?:{_alt(_MONTHS)})\.?\s+$")  # on .lower()
 _YEAR_AFTER_RX = re.compile(r",?\s+\d{4}(?![\w/.-]|\.\d)")
+_HOLIDAY_YEAR_RX = re.compile(r",?\s+(?:(?:in|of)\s+)?\d{4}(?![\w/-]|\.\d)")
 _MONTH_DAY_END_RX = re.compile(rf"(?:{_alt(_MONTHS)})\.?\s+[0-3]?\d(?:st|nd|rd|th)?$")
 
 
 def _extend(text: str, start: int, end: int) -> tuple[int, int]:
     """Grow a span that spaCy cut short: ``2021-03`` of ``2021-03-16``, ``22`` of
-    ``Sep 22``, ``March 14`` of ``March 14, 2019``."""
+    ``Sep 22``, ``March 14`` of ``March 14, 2019``, ``Christmas Day`` of ``Christmas Day
+    in 1914``."""
     span = text[start:end]
+    if is_holiday(span):
+        m = _HOLIDAY_YEAR_RX.match(text, end)
+        if m:
+            return start, m.end()
     if span[-1:].isdigit():
         m = _MORE_DIGITS_RX.match(text, end)
         if m:

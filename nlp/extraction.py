@@ -264,7 +264,21 @@ class Extraction:
         interval moves with it: "Wednesday", "last week", "in March"), not written whole
         ("in 1993", "on 4 May 2021")."""
         chosen = self._date_mention(relation)
-        if chosen is None or self.base is None or not self.text:
+        return chosen is not None and self.relative(chosen)
+
+    def sentence_date(self, index: int, when: DateInterval | None) -> DateInterval | None:
+        """The date of the sentence ``index`` (its first date), else ``when`` (the
+        drawer's); in a drawer with no date of its own (``when`` None) a relative date
+        dates nothing (:meth:`relative`)."""
+        chosen = next((d for d in self.dates if d.sentence == index), None)
+        if chosen is None:
+            return when
+        return None if when is None and self.relative(chosen) else chosen.interval
+
+    def relative(self, chosen: DateMention) -> bool:
+        """Whether the date mention ``chosen`` is read against the note's day (see
+        :meth:`_relative`)."""
+        if self.base is None or not self.text:
             return False
         here = interpret_date(self.text, chosen.start, chosen.end, self.base)
         if here is None:  # read as a year or a range of years ("1546–1553"): written whole

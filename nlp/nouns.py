@@ -418,8 +418,9 @@ class NounReading:
                             token.lower_ in self.rules.values.get("civic_titles", frozenset())
                             or full_title in self.rules.values.get("civic_titles", frozenset())):
                         department = pobj  # "Mayor of Trondheim": the place is part of the title
-                    elif token.lower_ in portfolio or full_title in portfolio:
+                    elif (token.lower_ in portfolio or full_title in portfolio) and token.text[:1].isupper():
                         department = pobj  # "Minister of National Defence": a portfolio, no employer
+                        # ("a minister of the Church of Scotland", written small, serves a church)
                     else:
                         (led if is_head else employers).append(thing)
                 elif prep.lower_ == "of":  # "Director of Engineering": a department, part of the title

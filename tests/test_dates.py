@@ -169,7 +169,7 @@ DOC_CASES = [
     ("after 2021", "2022-01-01", "9999-12-31", "range"),
     ("pre-2020", "0001-01-01", "2020-01-01", "range"),
     # holidays on a fixed day (base 2024-05-15): the occurrence a day with no year would be
-    ("New Year's Eve", "2023-12-31", "2024-01-01", "day"),
+    ("on New Year's Eve", "2023-12-31", "2024-01-01", "day"),
     ("Christmas Day 2019", "2019-12-25", "2019-12-26", "day"),
     ("on Halloween", "2024-10-31", "2024-11-01", "day"),
     ("Thanksgiving 2023", "2023-11-23", "2023-11-24", "day"),
@@ -637,6 +637,11 @@ def test_a_holiday_the_recogniser_calls_an_event_dates_the_fact():
     assert is_holiday("New Year's Eve") and is_holiday("on Christmas Day 2019") and not is_holiday("Christmas Island")
     assert find_date_window("What song is Ruth's solo in at the Christmas concert?", BASE) is None  # no date
     assert find_date_window("what did we do at Christmas 2022", BASE)[0] == iv("2022-12-25", "2022-12-26", "day")
+    assert find_date_window("what did we do at Christmas in 2019", BASE)[0] == iv("2019-12-25", "2019-12-26", "day")
+    assert find_date_window("did we watch Independence Day last week", BASE)[1] == "last week"  # a film
+    for text in ("On Christmas Day in 1914, Ana Costa joined Globex.", "Ana Costa joined Globex at Christmas in 1914."):
+        works = [f for f in extract_text(text, date=date(2024, 3, 7)).facts if f.predicate == "works_at"]
+        assert [f.valid_from for f in works] == ["1914-12-25"], text
     result = extract_text("Ana Costa joined Globex on New Year's Day.", date=date(2024, 3, 7))
     joined = [f for f in result.facts if f.predicate == "works_at"]
     assert [(f.object, f.valid_from) for f in joined] == [("Globex", "2024-01-01")]

@@ -280,6 +280,8 @@ def test_a_name_is_found_by_its_surname_its_initials_or_a_stroked_letter():
     # a first name alone, or a surname written small, names nobody
     assert names("In 2008–09, Conceição was promoted to team captain.", "Sergio Perez", "Sérgio Conceição") == 0.0
     assert names("He joined a political party in 1989.", "Scottish National Party") == 0.0
+    assert names("Joe Vance joined Globex in 2019.", "Ada Vance") == 0.0  # another Vance
+    assert names("In 2019 Mr Vance joined Globex.", "Ada Vance") == 1.0
 
 
 @pytest.mark.unit
@@ -289,6 +291,9 @@ def test_a_nationality_in_a_question_describes_and_need_not_be_in_the_answer():
     plan = _plan_with("What routes were run by the Swiss train network?",
                       EntityMatch("the Swiss", "Swiss", (7,), ("NORP",), "name"))
     assert read_question(plan).names == ()
+    plan = _plan_with("What did the Republicans propose?",
+                      EntityMatch("the Republicans", "Republicans", (6,), ("NORP",), "name"))
+    assert [words for _, words in read_question(plan).names] == [("the republicans", "republicans")]  # a group
     plan = _plan_with("Who coached Ajax?", EntityMatch("Ajax", "Ajax", (8,), ("ORG",), "name"))
     assert [words for _, words in read_question(plan).names] == [("ajax",)]
 
@@ -296,18 +301,32 @@ def test_a_nationality_in_a_question_describes_and_need_not_be_in_the_answer():
 @pytest.mark.unit
 def test_a_chat_lines_sentences_are_about_who_speaks_it():
     from palace.ask.ladder import Question, support
-    from palace.ask.sentences import Sentence, speaker_of, split
+    from palace.ask.sentences import Mark, Sentence, speaker_of, split
+    from palace.nlp.lines import speakers
 
-    plain = "Priya: YOU DO NOT.\nDaniel: I do. Picked him up from the rescue last Saturday.\n"
+    plain = ("Priya: YOU DO NOT.\nDaniel: I do. Picked him up from the rescue last Saturday.\n"
+             "Decision: Priya starts at Globex in March.\n[10:02] Sam: Benfica won.\n")
+    talk = speakers(plain)
     spans = split(plain)
-    assert [speaker_of(plain, a) for a, _ in spans] == ["Priya", "Daniel", "Daniel"]
-    question = Question(terms=("adopt",), names=((frozenset(), ("daniel",)),), window=None, type="", labels=(),
+    assert [speaker_of(talk, a) for a, _ in spans] == ["Priya", "Daniel", "Daniel", "", "Sam"]  # "Decision:" labels
+
+    def names(index: int, speaker: str, name: str, marks=()) -> float:
+        question = Question(terms=("adopt",), names=((frozenset(), (name,)),), window=None, type="", labels=(),
+                            until=None)
+        a, b = spans[index]
+        said = Sentence("d1", 1, "conv.md", "main", 2, a, b, plain[a:b], "", None, tuple(marks), speaker)
+        return support(said, "", question).signals["names"]
+
+    assert names(2, "Daniel", "daniel") == 1.0  # not "about someone else"
+    assert names(2, "Priya", "daniel") == 0.0
+    assert names(2, "Sam", "samsung") == 0.0  # a whole word of the name, not its start
+    text = "Daniel: Great news today. Priya started at Globex in March.\n"
+    at = text.index("Priya")
+    priya = Sentence("d1", 1, "c.md", "main", 1, at, len(text) - 1, text[at:-1], "", None,
+                     (Mark(at, at + 5, "Priya", "PERSON", 3),), "Daniel")
+    question = Question(terms=("start",), names=((frozenset(), ("daniel",)),), window=None, type="", labels=(),
                         until=None)
-    text = plain[spans[2][0]:spans[2][1]]
-    said = Sentence("d1", 1, "conv.md", "main", 2, spans[2][0], spans[2][1], text, "", None, (), "Daniel")
-    assert support(said, "", question).signals["names"] == 1.0  # not "about someone else"
-    other = Sentence("d1", 1, "conv.md", "main", 2, spans[2][0], spans[2][1], text, "", None, (), "Priya")
-    assert support(other, "", question).score == 0.0
+    assert support(priya, "", question).score == 0.0  # Priya's news, told by Daniel
 
 
 @pytest.mark.unit
@@ -340,6 +359,7 @@ def _plan_with(question: str, entity: EntityMatch):
     ("What was football team Real Madrid Baloncesto's home field from 2010 to 2011?", "place"),
     ("What was The Exchange designed as from 1973 to 1974?", ""),
     ("What was the official title of Arnulf from 880 to 887?", ""),
+    ("What is the state of the Harbor project?", ""),
 ])
 def test_what_was_the_noun_of_asks_for_that_nouns_kind(question, kind):
     from palace.ask.sentences import answer_type
@@ -362,6 +382,13 @@ def test_the_span_is_the_name_whose_dates_fit_the_window_in_a_list():
     said = support(_sentence(text, marks), "", question)
     assert said.span.surface == "Gladstone Publishing"
     assert quote(_sentence(text, marks), said.span, question) == "Gladstone Publishing (1993–1999)"
+    # a bracket that does not hold the date belongs to no name
+    text = "Initech hired her in 1990 and, in 1993 (aged 20), she joined Globex."
+    marks = [Mark(0, 7, "Initech", "ORG", 1), Mark(20, 24, "1990", "DATE", 0, "1990-01-01", "1991-01-01"),
+             Mark(34, 38, "1993", "DATE", 0, "1993-01-01", "1994-01-01"), Mark(61, 67, "Globex", "ORG", 2)]
+    question = Question(terms=("join",), names=(), window=("1993-01-01", "1994-01-01"), type="org",
+                        labels=("ORG", "FAC", "GPE"), until=None)
+    assert support(_sentence(text, marks), "", question).span.surface == "Globex"
 
 
 @pytest.mark.unit
@@ -378,6 +405,15 @@ def test_a_long_sentence_without_an_answer_span_is_quoted_from_the_date_that_fit
                         labels=("GPE", "LOC", "FAC"), until=None)
     said = quote(_sentence(text, marks), None, question)
     assert said.startswith("and on February 1944") and said.endswith("Budogoshch.")
+    # too long: from the last clause that holds a term, up to the date
+    text = ("The administrative center of the district was moved to the urban-type settlement of Budogoshch,"
+            " a small place on the railway some forty kilometres to the east of the river, where the offices of"
+            " the district stayed for nearly twenty years, in February 1944, after the front had passed.")
+    at = text.index("February 1944")
+    marks = [Mark(at, at + 13, "February 1944", "DATE", 0, "1944-02-01", "1944-03-01")]
+    question = Question(terms=("capit", "mov"), names=(), window=("1944-02-01", "1963-03-01"), type="place",
+                        labels=("GPE", "LOC", "FAC"), until=None)
+    assert "moved to the urban-type settlement of Budogoshch" in quote(_sentence(text, marks), None, question)
 
 
 @pytest.mark.unit

@@ -224,3 +224,6 @@ def test_a_ministers_portfolio_is_part_of_the_post_and_no_employer(extractor):
     # a company's officer still works there
     facts = read(extractor, "Bo Lind is the CFO of Globex.")
     assert ("Bo Lind", "works_at", "Globex", "2024-06-10", None) in facts
+    # a minister of a church, written small, serves it
+    facts = read(extractor, "Ana Costa is a minister of the Church of Scotland.")
+    assert any(f[1] == "works_at" and "Church of Scotland" in f[2] for f in facts)

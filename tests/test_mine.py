@@ -418,6 +418,10 @@ def test_a_relative_date_in_a_note_dated_only_by_its_mtime_dates_no_fact(tmp_pat
         rows = {r["name"]: r for r in palace.conn.execute(
             "SELECT e.name, f.valid_from FROM facts f JOIN entities e ON e.id = f.subject_id"
             " WHERE f.predicate = 'works_at'")}
+        together = palace.conn.execute(
+            "SELECT f.valid_from FROM facts f JOIN entities e ON e.id = f.subject_id"
+            " WHERE f.predicate = 'mentioned_with' AND f.sentence LIKE 'On Wednesday%'").fetchall()
+    assert together and all(r["valid_from"] is None for r in together)  # two names met on no known day
     assert rows["Dana Lee"]["valid_from"] is None  # not 2019-06-05, the Wednesday of the mtime
     assert rows["Bo Lind"]["valid_from"] == "2021-03-01"  # a date written whole stays
     assert rows["Ana Costa"]["valid_from"] == "1804-01-01"  # so does a year before 1900

@@ -139,7 +139,7 @@ def read_question(plan: Plan) -> Question:
     """The :class:`Question` of ``plan``."""
     name_words = {w.lower() for e in plan.entities for w in re.findall(r"\w+", f"{e.text} {e.name}")}
     terms = tuple(dict.fromkeys(fold(stem(t)) for t in plan.terms if t not in name_words and not t.isdigit()))
-    kept = [e for e in plan.entities if not set(e.types) <= DESCRIPTORS]
+    kept = [e for e in plan.entities if not describes(e)]
     names = tuple((frozenset(e.entity_ids), tuple(dict.fromkeys(fold(w) for w in (e.text, e.name)))) for e in kept)
     parts = tuple(name_parts(words) if "PERSON" in e.types else frozenset() for e, (_, words) in zip(kept, names))
     series = {s for s, _ in plan.documents}  # "ADR" of "ADR 21" is no name of its own
@@ -220,6 +220,17 @@ def unknown_names(plan: Plan, known: set[str]) -> list[str]:
 #: Labels of names that describe rather than name ("the Swiss train network", "Scottish
 #: landowner"): a question's name of only these kinds is not one a sentence must hold.
 DESCRIPTORS = frozenset({"NORP"})
+
+
+def describes(entity) -> bool:
+    """Whether a question's name (a :class:`palace.ask.planning.EntityMatch`) only
+    describes: of :data:`DESCRIPTORS` only, and an adjective ("Swiss", "Scottish"), not a
+    group named in the plural ("the Republicans", "the Tories")."""
+    word = entity.name.split()[-1] if entity.name.split() else ""
+    plural = word.endswith("s") and not word.endswith("ss")
+    return bool(entity.types) and set(entity.types) <= DESCRIPTORS and not plural
+
+
 #: Words of a name that name nobody on their own: titles and honorifics ("Mr Mazzarri").
 _HONORIFICS = frozenset("mr mrs ms miss dr sir lord lady dame st saint prof professor rev jr sr".split())
 
@@ -233,30 +244,41 @@ def name_parts(words: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w for last in lasts for w in last if len(w) >= 4 and w not in _HONORIFICS and w not in _NOT_NAMES)
 
 
-def _names_part(text: str, parts: frozenset[str], *, capitalised: bool = True) -> bool:
+def _names_part(text: str, parts: frozenset[str], words: tuple[str, ...] = (), *, capitalised: bool = True) -> bool:
     """Whether ``text`` holds one of a name's ``parts`` (:func:`name_parts`) as a whole
     word — written with a capital when ``capitalised`` ("Chaikov studied in Paris" names
-    Joseph Moisevich Chaikov; "chaikov's" written small is a word, not him)."""
+    Joseph Moisevich Chaikov; "chaikov's" written small is a word, not him) and not after
+    another capitalised name ("Joe Vance joined Globex" does not name Ada Vance; a title,
+    "Mr Vance", or a word of the name itself may stand before it)."""
     plain = _unaccent(text)
+    own = {w for name in words for w in re.findall(r"\w+", name)} | _HONORIFICS
     for part in parts:
         for found in re.finditer(rf"(?<!\w){re.escape(part)}(?!\w)", plain, re.IGNORECASE):
-            if not capitalised or found.group(0)[0].isupper():
-                return True
+            if capitalised and not found.group(0)[0].isupper():
+                continue
+            before = re.search(r"([A-Z][\w'’-]*)\.?\s+$", plain[:found.start()])
+            if capitalised and before and before.group(1).casefold() not in own:
+                continue  # "Joe Vance": another Vance
+            return True
     return False
 
 
-def _speaks(speaker: str, words: tuple[str, ...]) -> bool:
-    """Whether ``speaker`` (a line's, :attr:`palace.ask.sentences.Sentence.speaker`) is the
-    name ``words`` or a word of it ("Daniel" speaks for "Daniel" and "Daniel Okoro"): a
-    chat line's sentences are about who says them ("Daniel: Picked him up last
-    Saturday.")."""
-    said = fold(speaker)
-    return len(said) >= 3 and any(w == said or _has(w, said) for w in words)
+def _speaks(sentence: Sentence, words: tuple[str, ...]) -> bool:
+    """Whether the sentence's speaker (:attr:`palace.ask.sentences.Sentence.speaker`) is
+    the name ``words`` or a whole word of it ("Daniel" speaks for "Daniel Okoro", not
+    "Sam" for "Samsung") and the sentence speaks of the speaker: in the first person, or
+    naming no other person ("Daniel: Picked him up last Saturday." is Daniel's; "Daniel:
+    Priya started at Globex." is Priya's)."""
+    said = fold(sentence.speaker)
+    if len(said) < 3 or not any(re.search(rf"(?<!\w){re.escape(said)}(?!\w)", w) for w in words):
+        return False
+    first_person = re.search(r"(?<!\w)(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|our|us)(?!\w)", fold(sentence.text))
+    return first_person is not None or not any(m.label == "PERSON" for m in sentence.marks)
 
 
 def _initials_of(title: str, words: tuple[str, ...]) -> bool:
     """Whether a name of ``words`` is the initials of ``title`` ("snp" of "Scottish
-    National Party"; "of", "the", "and", "for" skipped)."""
+    National Party"; "of", "the", "and", "for", "de" skipped)."""
     initials = "".join(w[0] for w in re.findall(r"\w+", title) if w not in ("of", "the", "and", "for", "de"))
     return len(initials) >= 2 and any(w.isalpha() and 2 <= len(w) <= 6 and w == initials for w in words)
 
@@ -281,7 +303,7 @@ def support(sentence: Sentence, passage: str, question: Question) -> Support:
         parts = question.parts if question.parts is not None else tuple(name_parts(w) for _, w in question.names)
         for (ids, words), own in zip(question.names, parts):
             if any(m.entity_id in ids for m in sentence.marks) or any(_has(lowered, w) for w in words) \
-                    or _names_part(sentence.text, own) or _speaks(sentence.speaker, words):
+                    or _names_part(sentence.text, own, words) or _speaks(sentence, words):
                 found += 1
             elif any(_has(title, w) for w in words) or _names_part(sentence.title, own, capitalised=False) \
                     or _initials_of(title, words):
@@ -467,8 +489,9 @@ def _gap(sentence: Sentence, mark: Mark, anchor: Mark) -> int:
     base = sentence.start
     if mark.end <= anchor.start:
         return anchor.start - mark.end
-    between = sentence.text[anchor.end - base:mark.start - base]
-    return max(mark.start - anchor.end, 0) + (40 if ")" in between else 0)
+    text = sentence.text
+    bracketed = text[:anchor.start - base].rstrip().endswith("(") and text[anchor.end - base:].lstrip().startswith(")")
+    return max(mark.start - anchor.end, 0) + (40 if bracketed else 0)
 
 
 @dataclass(frozen=True)
@@ -549,8 +572,9 @@ def quote(sentence: Sentence, span: Mark | None, question: Question) -> str:
     :data:`QUOTE_CHARS` characters: with a ``span``, the clause (or clauses) from it to the
     date that fits the question's window best, never reaching another name of the
     answer's kind (so the quote names one candidate); without one, the clauses from the
-    first to the last that hold the question's terms (the whole sentence when that is
-    short)."""
+    first to the last that hold the question's terms or the date that fits its window
+    (the whole sentence when that is short) — when that runs past :data:`QUOTE_CHARS`,
+    from the last clause holding a term at or before that date."""
     text, base = sentence.text, sentence.start
     bounds = [0] + [m.end() for m in _CLAUSE.finditer(text)] + [len(text)]
     if span is None:
@@ -563,8 +587,9 @@ def quote(sentence: Sentence, span: Mark | None, question: Question) -> str:
         a, b = (holding[0][0], holding[-1][1]) if holding else (0, len(text))  # the clauses holding its terms
         if b - a < 40:
             a, b = 0, len(text)
-        if b - a > QUOTE_CHARS and 0 <= at and a < at:  # too long: from the clause of the window's date
-            a = max(x for x in bounds if x <= at)
+        if b - a > QUOTE_CHARS and 0 <= at and a < at:  # too long: from the last clause with a term up to the date
+            termed = [x for x, y in pieces if x <= at and any(_has_term(lowered[x:y], t) for t in question.terms)]
+            a = max(termed) if termed else max(x for x in bounds if x <= at)
             b = len(text) if b - a < 40 else b
         return _clip(tidy(text[a:b]))
     lo, hi = span.start - base, span.end - base

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from palace.nlp.chats import line_day
+from palace.nlp.lines import speakers
 from palace.nlp.markup import plain_text_for_ner
 from palace.store import search
 
@@ -65,6 +66,9 @@ NOUN_TYPES = {
     "amount": "number", "number": "number", "sum": "number", "budget": "number", "price": "number",
 }
 _ORG = ("ORG", "FAC", "GPE")
+#: Nouns of :data:`NOUN_TYPES` that say nothing of the answer's kind in "what is the X of
+#: …" ("the state of the project", "the group of …").
+_VAGUE_NOUNS = frozenset("state unit group division station channel network department government".split())
 _AUX_WORDS = frozenset("is was are were did does do has had have will would can could should may might".split())
 _TYPE_OF_KIND = {"org": _ORG, "place": TYPE_LABELS["place"], "person": ("PERSON",), "date": ("DATE",),
                  "number": ("NUMBER",)}
@@ -90,7 +94,8 @@ def answer_type(question: str) -> tuple[str, tuple[str, ...]]:
         words = found.group(1).split()
         named = re.match(r"(?:is|was|were|are) (?:the )?(?:(?:name|title) of (?:the )?)?(?:[a-z]+ ){0,2}?([a-z]+) (?:of|who|that)\b",
                          text[found.end(0) - len(found.group(1)):])
-        if named and (NOUN_TYPES.get(named.group(1)) or NOUN_TYPES.get(named.group(1).rstrip("s"))):
+        if named and named.group(1) not in _VAGUE_NOUNS and (NOUN_TYPES.get(named.group(1))
+                                                          or NOUN_TYPES.get(named.group(1).rstrip("s"))):
             kind = NOUN_TYPES.get(named.group(1)) or NOUN_TYPES[named.group(1).rstrip("s")]  # "what was the President of X"
             return kind, _TYPE_OF_KIND[kind]
         if words and words[0] in _AUX_WORDS:  # "what was X called": no noun to read
@@ -128,7 +133,7 @@ class Sentence:
     drawer's text and its plain ``text`` (markup as spaces: ``text[i]`` is the drawer's
     character ``start + i``); the drawer's ``title``, own ``date`` (ISO or
     None), the ``marks`` (names, dates, numbers) inside the sentence and the ``speaker``
-    of its line ('' when none: :data:`SPEAKER`)."""
+    of its line ('' when none: :func:`palace.nlp.lines.speakers`)."""
 
     drawer_id: str
     rank: int
@@ -169,16 +174,11 @@ def split(plain: str) -> list[tuple[int, int]]:
     return spans
 
 
-#: A line's speaker: a capitalised name of at most four words before a colon at the line's
-#: start ("Daniel: …", "**Priya Nair**: …", "- Jack: …").
-SPEAKER = re.compile(r"[ \t>*_-]*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,3})[*_]*:\s")
-
-
-def speaker_of(plain: str, start: int) -> str:
-    """The speaker of the line of ``plain`` holding offset ``start`` ('' when its line
-    opens with no name and a colon)."""
-    found = SPEAKER.match(plain, plain.rfind("\n", 0, start) + 1)
-    return found.group(1) if found else ""
+def speaker_of(talk: tuple[tuple[int, int, str], ...], start: int) -> str:
+    """Who speaks the line holding offset ``start``, of the chat lines ``talk``
+    (:func:`palace.nlp.lines.speakers`: "Daniel: …", "[10:02] Mara Lind: …"; a line's
+    label such as "Status:" or "Decision:" is no speaker); '' for none."""
+    return next((name for first, last, name in talk if first <= start < last), "")
 
 
 def _label_line(text: str, plain: str, start: int, end: int) -> bool:
@@ -224,6 +224,7 @@ def sentences_of(conn, ranked: list[str], *, limit: int = 80) -> list[Sentence]:
         text = row["text"]
         plain = plain_text_for_ner(text)
         marks = sorted(names.get(drawer, ()), key=lambda m: m.start)
+        talk = speakers(plain)
         date = None if (row["doc_date_source"] or "") == "mtime" and row["date_start"] == row["doc_date"] \
             else row["date_start"]
         for start, end in split(plain):
@@ -254,7 +255,7 @@ def sentences_of(conn, ranked: list[str], *, limit: int = 80) -> list[Sentence]:
                     inside.append(Mark(number.start(), number.end(), number.group(0), "NUMBER"))
             out.append(Sentence(drawer, rank, row["path"], row["wing"], row["line_start"] + text.count("\n", 0, start),
                                 start, end, plain[start:end], row["title"] or "", date,
-                                tuple(sorted(inside, key=lambda m: m.start)), speaker_of(plain, start)))
+                                tuple(sorted(inside, key=lambda m: m.start)), speaker_of(talk, start)))
             if len(out) >= limit:
                 return out
     return out

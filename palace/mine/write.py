@@ -170,7 +170,7 @@ class GraphWriter:
             if len(paired) == self.options.cooccurrences_per_drawer:
                 break
             paired.add((min(subject, obj), max(subject, obj)))
-            valid = extraction.sentence_dates.get(extraction.entities[pair.subject].sentence, when)
+            valid = extraction.sentence_date(extraction.entities[pair.subject].sentence, when)
             insert_fact(self.conn, site.cooccurrence_fact(subject, obj, pair, valid))
 
     def relation(self, site: FactSite, relation, extraction: Extraction, ids: list[int],
