@@ -142,9 +142,10 @@ _NEXT_WORD_RX = re.compile(r"^[ \t]+([A-Za-z][A-Za-z'’-]*)")
 _WORD_RX = re.compile(r"[A-Za-z]+")
 
 
-#: Words before a holiday written without its year that make it a day: "on New Year's
-#: Eve", "at Christmas", "over Christmas", "before Thanksgiving".
-_HOLIDAY_PREPS = frozenset("on at over by before after since until till during around from through".split())
+#: Words before a holiday's name that make it a title or a thing, not a day: "watched
+#: Independence Day", "played Halloween", "my Christmas".
+_TITLE_CONTEXT = frozenset("""watch watched watching saw see seen play played playing read reading stream streamed
+rent rented review reviewed love loved my our his her their your its""".split())
 #: Words that may follow a day without making it a modifier ("at Christmas we …", "on
 #: Boxing Day in 2019", "Christmas was …"), unlike a noun ("the Christmas concert").
 _AFTER_A_DAY = frozenset("""in on at of and or with when while we i you he she they it was is were are will
@@ -195,9 +196,8 @@ def _context_ok(text: str, start: int, end: int, res: _Result, mode: str) -> boo
         return True
     if is_holiday(span) and next_word[:1].isalpha() and next_word.lower() not in _AFTER_A_DAY:
         return False  # "the Christmas concert", "our Halloween party": an event named for the day
-    if is_holiday(span) and not re.search(r"\d{4}", span) and _prev_word(text, start) not in _HOLIDAY_PREPS \
-            and span.split()[0].lower() not in _HOLIDAY_PREPS:
-        return False  # "we watched Independence Day", "Halloween is a 1978 film": a title, not a day
+    if is_holiday(span) and _prev_word(text, start) in _TITLE_CONTEXT:
+        return False  # "we watched Independence Day", "my Halloween": a title or a thing, not a day
     if res.kind == "alone":
         word = _WORD_RX.findall(span)[-1]
         low = word.lower()
@@ -276,7 +276,7 @@ def _extend(text: str, start: int, end: int) -> tuple[int, int]:
     ``Sep 22``, ``March 14`` of ``March 14, 2019``, ``Christmas Day`` of ``Christmas Day
     in 1914``."""
     span = text[start:end]
-    if is_holiday(span):
+    if is_holiday(span) and not re.search(r"\d{4}", span):
         m = _HOLIDAY_YEAR_RX.match(text, end)
         if m:
             return start, m.end()

@@ -418,9 +418,10 @@ class NounReading:
                             token.lower_ in self.rules.values.get("civic_titles", frozenset())
                             or full_title in self.rules.values.get("civic_titles", frozenset())):
                         department = pobj  # "Mayor of Trondheim": the place is part of the title
-                    elif (token.lower_ in portfolio or full_title in portfolio) and token.text[:1].isupper():
+                    elif (token.lower_ in portfolio or full_title in portfolio) and not (
+                            set(sentence.mentions[thing].name.casefold().split()) & _CONGREGATIONS):
                         department = pobj  # "Minister of National Defence": a portfolio, no employer
-                        # ("a minister of the Church of Scotland", written small, serves a church)
+                        # ("a minister of the Church of Scotland" serves a church)
                     else:
                         (led if is_head else employers).append(thing)
                 elif prep.lower_ == "of":  # "Director of Engineering": a department, part of the title
@@ -468,6 +469,8 @@ class NounReading:
         return out
 
 
+#: Words of a church's name: its minister serves it (no portfolio).
+_CONGREGATIONS = frozenset("church kirk parish congregation chapel cathedral abbey synagogue mosque temple".split())
 #: Titles whose holder ``chairs`` what they head, or is its chief executive (``ceo_of``);
 #: any other head title ``leads`` it ("director of", "head of", "president of").
 CHAIR_TITLES = frozenset({"chair", "chairman", "chairwoman", "chairperson", "chairs"})

@@ -639,6 +639,10 @@ def test_a_holiday_the_recogniser_calls_an_event_dates_the_fact():
     assert find_date_window("what did we do at Christmas 2022", BASE)[0] == iv("2022-12-25", "2022-12-26", "day")
     assert find_date_window("what did we do at Christmas in 2019", BASE)[0] == iv("2019-12-25", "2019-12-26", "day")
     assert find_date_window("did we watch Independence Day last week", BASE)[1] == "last week"  # a film
+    assert find_date_window("what happened the Monday before Thanksgiving", BASE)[0] == iv("2023-11-20", "2023-11-21", "day")
+    assert find_date_window("what did we plan for Halloween", BASE)[0] == iv("2023-10-31", "2023-11-01", "day")
+    text = "At Christmas 2019, 2020 looked bright."
+    assert interpret_date(text, 3, 17, BASE) == iv("2019-12-25", "2019-12-26", "day")
     for text in ("On Christmas Day in 1914, Ana Costa joined Globex.", "Ana Costa joined Globex at Christmas in 1914."):
         works = [f for f in extract_text(text, date=date(2024, 3, 7)).facts if f.predicate == "works_at"]
         assert [f.valid_from for f in works] == ["1914-12-25"], text

@@ -227,3 +227,6 @@ def test_a_ministers_portfolio_is_part_of_the_post_and_no_employer(extractor):
     # a minister of a church, written small, serves it
     facts = read(extractor, "Ana Costa is a minister of the Church of Scotland.")
     assert any(f[1] == "works_at" and "Church of Scotland" in f[2] for f in facts)
+    facts = read(extractor, "In 2019 Ada Vance served as minister of Health and Care Services.")
+    assert any(f[1] == "role" and f[2] == "minister of Health and Care Services" for f in facts)
+    assert not any(f[1] == "works_at" for f in facts)

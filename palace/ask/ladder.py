@@ -244,36 +244,44 @@ def name_parts(words: tuple[str, ...]) -> frozenset[str]:
     return frozenset(w for last in lasts for w in last if len(w) >= 4 and w not in _HONORIFICS and w not in _NOT_NAMES)
 
 
-def _names_part(text: str, parts: frozenset[str], words: tuple[str, ...] = (), *, capitalised: bool = True) -> bool:
+def _names_part(text: str, parts: frozenset[str], words: tuple[str, ...] = (), marks: tuple[Mark, ...] = (), *,
+                capitalised: bool = True) -> bool:
     """Whether ``text`` holds one of a name's ``parts`` (:func:`name_parts`) as a whole
     word — written with a capital when ``capitalised`` ("Chaikov studied in Paris" names
-    Joseph Moisevich Chaikov; "chaikov's" written small is a word, not him) and not after
-    another capitalised name ("Joe Vance joined Globex" does not name Ada Vance; a title,
-    "Mr Vance", or a word of the name itself may stand before it)."""
+    Joseph Moisevich Chaikov; "chaikov's" written small is a word, not him) — that no
+    person's name among ``marks`` holds as part of another full name ("Joe Vance joined
+    Globex" does not name Ada Vance; "Mr Vance" and "Vance" alone do)."""
     plain = _unaccent(text)
-    own = {w for name in words for w in re.findall(r"\w+", name)} | _HONORIFICS
     for part in parts:
+        others = [" ".join(w for w in fold(m.surface).split() if w not in _HONORIFICS) for m in marks
+                  if m.label == "PERSON" and re.search(rf"(?<!\w){re.escape(part)}(?!\w)", fold(m.surface))]
+        if others and all(o != part and o not in words for o in others):
+            continue  # only another Vance is named
         for found in re.finditer(rf"(?<!\w){re.escape(part)}(?!\w)", plain, re.IGNORECASE):
-            if capitalised and not found.group(0)[0].isupper():
-                continue
-            before = re.search(r"([A-Z][\w'’-]*)\.?\s+$", plain[:found.start()])
-            if capitalised and before and before.group(1).casefold() not in own:
-                continue  # "Joe Vance": another Vance
-            return True
+            if not capitalised or found.group(0)[0].isupper():
+                return True
     return False
+
+
+#: The first person in a chat line ("I", "my", "we"; not "US", the country).
+_FIRST_PERSON = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|I'll|[Mm]e|[Mm]y|[Ww]e|[Ww]e're|[Ww]e've|[Oo]ur|us)(?![\w'])")
+#: A third person as a chat line's subject ("She started at Globex"): someone else's news.
+_THIRD_PERSON = re.compile(r"(?<![\w'])(?:[Hh]e|[Ss]he|[Tt]hey|[Hh]e's|[Ss]he's|[Tt]hey're)(?![\w'])")
 
 
 def _speaks(sentence: Sentence, words: tuple[str, ...]) -> bool:
     """Whether the sentence's speaker (:attr:`palace.ask.sentences.Sentence.speaker`) is
     the name ``words`` or a whole word of it ("Daniel" speaks for "Daniel Okoro", not
     "Sam" for "Samsung") and the sentence speaks of the speaker: in the first person, or
-    naming no other person ("Daniel: Picked him up last Saturday." is Daniel's; "Daniel:
-    Priya started at Globex." is Priya's)."""
+    naming no other person nor "he", "she", "they" ("Daniel: Picked him up last Saturday."
+    is Daniel's; "Daniel: Priya started at Globex." and "Daniel: She started …" are not)."""
     said = fold(sentence.speaker)
     if len(said) < 3 or not any(re.search(rf"(?<!\w){re.escape(said)}(?!\w)", w) for w in words):
         return False
-    first_person = re.search(r"(?<!\w)(?:i|i'm|i've|i'd|i'll|me|my|we|we're|we've|our|us)(?!\w)", fold(sentence.text))
-    return first_person is not None or not any(m.label == "PERSON" for m in sentence.marks)
+    text = sentence.text.replace("’", "'")
+    if _FIRST_PERSON.search(text):
+        return True
+    return not _THIRD_PERSON.search(text) and not any(m.label == "PERSON" for m in sentence.marks)
 
 
 def _initials_of(title: str, words: tuple[str, ...]) -> bool:
@@ -303,7 +311,7 @@ def support(sentence: Sentence, passage: str, question: Question) -> Support:
         parts = question.parts if question.parts is not None else tuple(name_parts(w) for _, w in question.names)
         for (ids, words), own in zip(question.names, parts):
             if any(m.entity_id in ids for m in sentence.marks) or any(_has(lowered, w) for w in words) \
-                    or _names_part(sentence.text, own, words) or _speaks(sentence, words):
+                    or _names_part(sentence.text, own, words, sentence.marks) or _speaks(sentence, words):
                 found += 1
             elif any(_has(title, w) for w in words) or _names_part(sentence.title, own, capitalised=False) \
                     or _initials_of(title, words):
@@ -484,13 +492,14 @@ def _span(sentence: Sentence, question: Question) -> Mark | None:
 
 def _gap(sentence: Sentence, mark: Mark, anchor: Mark) -> int:
     """Characters between ``mark`` and the date ``anchor`` in ``sentence``, more when a
-    bracket closes between a date and a name after it: in "Gladstone Publishing
+    bracket open before the date closes before a name after it: in "Gladstone Publishing
     (1993–1999), Gemstone Publishing (2003–2008)" the years belong to the name before them."""
     base = sentence.start
     if mark.end <= anchor.start:
         return anchor.start - mark.end
     text = sentence.text
-    bracketed = text[:anchor.start - base].rstrip().endswith("(") and text[anchor.end - base:].lstrip().startswith(")")
+    before, between = text[:anchor.start - base], text[anchor.end - base:mark.start - base]
+    bracketed = before.rfind("(") > before.rfind(")") and ")" in between  # "(1993–1999), Gemstone", "(from 1993), …"
     return max(mark.start - anchor.end, 0) + (40 if bracketed else 0)
 
 
@@ -574,7 +583,8 @@ def quote(sentence: Sentence, span: Mark | None, question: Question) -> str:
     answer's kind (so the quote names one candidate); without one, the clauses from the
     first to the last that hold the question's terms or the date that fits its window
     (the whole sentence when that is short) — when that runs past :data:`QUOTE_CHARS`,
-    from the last clause holding a term at or before that date."""
+    from the last clause holding a term before that date, or that clause and the date's
+    joined by " … " when both will not fit."""
     text, base = sentence.text, sentence.start
     bounds = [0] + [m.end() for m in _CLAUSE.finditer(text)] + [len(text)]
     if span is None:
@@ -587,10 +597,14 @@ def quote(sentence: Sentence, span: Mark | None, question: Question) -> str:
         a, b = (holding[0][0], holding[-1][1]) if holding else (0, len(text))  # the clauses holding its terms
         if b - a < 40:
             a, b = 0, len(text)
-        if b - a > QUOTE_CHARS and 0 <= at and a < at:  # too long: from the last clause with a term up to the date
-            termed = [x for x, y in pieces if x <= at and any(_has_term(lowered[x:y], t) for t in question.terms)]
-            a = max(termed) if termed else max(x for x in bounds if x <= at)
-            b = len(text) if b - a < 40 else b
+        if b - a > QUOTE_CHARS and 0 <= at and a < at:  # too long: the last clause with a term, and the date's
+            dated = max(x for x in bounds if x <= at)
+            termed = [(x, y) for x, y in pieces if x < dated and any(_has_term(lowered[x:y], t) for t in question.terms)]
+            if not termed or b - termed[-1][0] <= QUOTE_CHARS:
+                a = termed[-1][0] if termed else dated
+                return _clip(tidy(text[a:b]))
+            first = _clip(tidy(text[termed[-1][0]:termed[-1][1]]), QUOTE_CHARS // 2)
+            return f"{first} … {_clip(tidy(text[dated:b]), QUOTE_CHARS // 2)}"
         return _clip(tidy(text[a:b]))
     lo, hi = span.start - base, span.end - base
     others = [m for m in sentence.marks if m.label in question.labels and not (span.start <= m.start < span.end)
@@ -607,10 +621,10 @@ def quote(sentence: Sentence, span: Mark | None, question: Question) -> str:
     return _clip(tidy(text[a:b]))
 
 
-def _clip(piece: str) -> str:
+def _clip(piece: str, chars: int = QUOTE_CHARS) -> str:
     piece = piece.strip(" ,;:—–-(")
-    if len(piece) > QUOTE_CHARS:
-        piece = piece[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+    if len(piece) > chars:
+        piece = piece[:chars].rsplit(" ", 1)[0] + " …"
     return piece
 
 

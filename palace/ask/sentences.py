@@ -67,7 +67,8 @@ NOUN_TYPES = {
 }
 _ORG = ("ORG", "FAC", "GPE")
 #: Nouns of :data:`NOUN_TYPES` that say nothing of the answer's kind in "what is the X of
-#: …" ("the state of the project", "the group of …").
+#: …" with nothing before them ("the state of the project", "the group of …"; "the home
+#: state of X" asks for a place).
 _VAGUE_NOUNS = frozenset("state unit group division station channel network department government".split())
 _AUX_WORDS = frozenset("is was are were did does do has had have will would can could should may might".split())
 _TYPE_OF_KIND = {"org": _ORG, "place": TYPE_LABELS["place"], "person": ("PERSON",), "date": ("DATE",),
@@ -92,10 +93,12 @@ def answer_type(question: str) -> tuple[str, tuple[str, ...]]:
     found = re.search(r"\b(?:which|what)\s+((?:[a-z]+\s+){0,3})", text)
     if found:
         words = found.group(1).split()
+        rest = text[found.end(0) - len(found.group(1)):]
         named = re.match(r"(?:is|was|were|are) (?:the )?(?:(?:name|title) of (?:the )?)?(?:[a-z]+ ){0,2}?([a-z]+) (?:of|who|that)\b",
-                         text[found.end(0) - len(found.group(1)):])
-        if named and named.group(1) not in _VAGUE_NOUNS and (NOUN_TYPES.get(named.group(1))
-                                                          or NOUN_TYPES.get(named.group(1).rstrip("s"))):
+                         rest)
+        bare = named is not None and rest[:named.start(1)].split()[-1:] in (["the"], ["is"], ["was"], ["were"], ["are"])
+        if named and not (bare and named.group(1) in _VAGUE_NOUNS) and (
+                NOUN_TYPES.get(named.group(1)) or NOUN_TYPES.get(named.group(1).rstrip("s"))):
             kind = NOUN_TYPES.get(named.group(1)) or NOUN_TYPES[named.group(1).rstrip("s")]  # "what was the President of X"
             return kind, _TYPE_OF_KIND[kind]
         if words and words[0] in _AUX_WORDS:  # "what was X called": no noun to read
