@@ -346,8 +346,16 @@ def _h_day_range(m, base, *_):
 def is_holiday(text: str) -> bool:
     """Whether ``text`` names a holiday of :data:`_HOLIDAYS` ("New Year's Eve", "on
     Christmas Day 2019"): a date even where the recogniser made it an event."""
+    if not text or text.strip()[:1].isdigit():
+        return False  # most spans: checked for every name and date mining reads
     plain = re.sub(r"^(?:on|at|over|for|by|before|after|since)\s+", "", " ".join(text.lower().translate(_CHARS).split()))
-    return re.fullmatch(rf"(?:the\s+)?(?:{_alt(_HOLIDAYS)})(?:(?:,\s*|\s+)(?:(?:in|of)\s+)?\d{{4}})?", plain) is not None
+    return _holiday_rx().fullmatch(plain) is not None
+
+
+@lru_cache(maxsize=1)
+def _holiday_rx() -> "re.Pattern":
+    """A holiday's name, with "the" before it and its year after it, compiled once."""
+    return re.compile(rf"(?:the\s+)?(?:{_alt(_HOLIDAYS)})(?:(?:,\s*|\s+)(?:(?:in|of)\s+)?\d{{4}})?")
 
 
 def _h_holiday(m, base, *_):

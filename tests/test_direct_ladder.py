@@ -417,24 +417,28 @@ def test_a_long_sentence_without_an_answer_span_is_quoted_from_the_date_that_fit
                         labels=("GPE", "LOC", "FAC"), until=None)
     said = quote(_sentence(text, marks), None, question)
     assert said.startswith("and on February 1944") and said.endswith("Budogoshch.")
-    # too long: from the last clause that holds a term, up to the date
+    # too long: the last clause that holds a term and the date's clause, both kept
     text = ("The administrative center of the district was moved to the urban-type settlement of Budogoshch,"
             " a small place on the railway some forty kilometres to the east of the river, where the offices of"
             " the district stayed for nearly twenty years, in February 1944, after the front had passed.")
-    at = text.index("February 1944")
-    marks = [Mark(at, at + 13, "February 1944", "DATE", 0, "1944-02-01", "1944-03-01")]
     question = Question(terms=("capit", "mov"), names=(), window=("1944-02-01", "1963-03-01"), type="place",
                         labels=("GPE", "LOC", "FAC"), until=None)
-    assert "moved to the urban-type settlement of Budogoshch" in quote(_sentence(text, marks), None, question)
-    # … unless the date would then be cut off: from the date's clause
+    said = quote(_dated(text, "February 1944", "1944-02-01", "1944-03-01"), None, question)
+    assert "moved to the urban-type settlement of Budogoshch" in said and "February 1944" in said
     text = ("The guild founded the museum in the old town, which lay in the old quarter beside the river where"
             " the markets of the valley were held every week for centuries before the railway came and changed"
             " the trade of the whole region for good, and it reopened to visitors in 2019 after repairs.")
-    at = text.index("2019")
-    marks = [Mark(at, at + 4, "2019", "DATE", 0, "2019-01-01", "2020-01-01")]
     question = Question(terms=("museum", "repair"), names=(), window=("2019-01-01", "2020-01-01"), type="",
                         labels=(), until=None)
-    assert "2019" in quote(_sentence(text, marks), None, question)
+    assert "2019" in quote(_dated(text, "2019", "2019-01-01", "2020-01-01"), None, question)
+
+
+def _dated(text: str, surface: str, day: str, until: str):
+    """A sentence of ``text`` whose one mark is the date ``surface``, ``[day, until)``."""
+    from palace.ask.sentences import Mark
+
+    at = text.index(surface)
+    return _sentence(text, [Mark(at, at + len(surface), surface, "DATE", 0, day, until)])
 
 
 @pytest.mark.unit
